@@ -1,0 +1,151 @@
+# riffle -- GNU Make build with GNU conventions.
+#   make            library (static + shared), riffle program, examples
+#   make check      the whole suite: normal build, ASan+UBSan build, -Werror
+#                   builds under gcc and clang, exported-symbol check
+#   make bench      benchmarks (ratios against baselines, one run)
+#   make install    honours PREFIX, DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR
+#   make deps       install the Debian packages the build and tests need (root)
+#   make demo       the README's main job: deal a shuffled 52-card deck
+
+PREFIX     ?= /usr/local
+EXEC_PREFIX?= $(PREFIX)
+BINDIR     ?= $(EXEC_PREFIX)/bin
+LIBDIR     ?= $(EXEC_PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DESTDIR    ?=
+
+BUILD      ?= build
+CC         ?= cc
+CXX        ?= c++
+PKG_CONFIG ?= pkg-config
+INSTALL    ?= install
+
+VERSION := $(shell sed -n 's/^\#define RF_VERSION_STRING "\(.*\)"/\1/p' include/riffle.h)
+SOMAJOR := $(shell sed -n 's/^\#define RF_VERSION_MAJOR \([0-9]*\)/\1/p' include/riffle.h)
+
+CFLAGS   ?= -O2 -g
+WARNINGS := -std=c11 -Wall -Wextra -Wshadow -Wcast-qual -Wstrict-prototypes \
+            -Wmissing-prototypes -Wvla -Wundef -Wpointer-arith -Wformat=2
+ifeq ($(WERROR),1)
+WARNINGS += -Werror
+endif
+ifeq ($(SANITIZE),1)
+CFLAGS   += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS  += -fsanitize=address,undefined
+endif
+
+SODIUM_CFLAGS := $(shell $(PKG_CONFIG) --cflags libsodium 2>/dev/null)
+SODIUM_LIBS   := $(shell $(PKG_CONFIG) --libs libsodium 2>/dev/null || echo -lsodium)
+CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+LIB_DEPS      := $(SODIUM_LIBS) -lgmp -lpthread -lm
+
+ALL_CPPFLAGS := -D_GNU_SOURCE -Iinclude $(SODIUM_CFLAGS) $(CPPFLAGS)
+ALL_CFLAGS   := $(WARNINGS) $(CFLAGS)
+
+LIB_SRCS  := $(sort $(wildcard src/*.c))
+CLI_SRCS  := $(sort $(wildcard cli/*.c))
+TEST_SRCS := $(sort $(wildcard tests/test_*.c))
+TEST_HELPERS := $(sort $(filter-out $(TEST_SRCS),$(wildcard tests/*.c)))
+EX_SRCS   := $(sort $(wildcard examples/*.c))
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+HELPER_OBJS := $(TEST_HELPERS:%.c=$(BUILD)/%.o)
+TESTS     := $(TEST_SRCS:%.c=$(BUILD)/%)
+EXAMPLES  := $(EX_SRCS:%.c=$(BUILD)/%)
+
+STATIC := $(BUILD)/libriffle.a
+SHARED := $(BUILD)/libriffle.so.$(VERSION)
+RIFFLE := $(BUILD)/riffle
+
+.PHONY: all lib check test bench install uninstall clean deps demo tests
+all: lib $(RIFFLE) $(BUILD)/shuf $(EXAMPLES) $(BUILD)/riffle.pc
+
+lib: $(STATIC) $(SHARED)
+
+$(BUILD)/src/%.o: src/%.c include/riffle.h $(wildcard src/*.h include/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -DRF_BUILDING_LIBRARY -Isrc $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(BUILD)/cli/%.o: cli/%.c $(wildcard include/*.h cli/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%.o: tests/%.c $(wildcard include/*.h src/*.h tests/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Isrc -Itests $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/examples/%.o: examples/%.c include/riffle.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(STATIC): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHARED): $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,libriffle.so.$(SOMAJOR) $(LDFLAGS) -o $@ $^ $(LIB_DEPS)
+	ln -sf libriffle.so.$(VERSION) $(BUILD)/libriffle.so.$(SOMAJOR)
+	ln -sf libriffle.so.$(VERSION) $(BUILD)/libriffle.so
+
+$(RIFFLE): $(CLI_OBJS) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC) $(LIB_DEPS)
+
+# Invoked as `shuf`, riffle accepts exactly shuf's interface.
+$(BUILD)/shuf: $(RIFFLE)
+	ln -sf riffle $@
+
+$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(HELPER_OBJS) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $< $(HELPER_OBJS) $(STATIC) $(CMOCKA_LIBS) $(LIB_DEPS)
+
+$(BUILD)/examples/%: $(BUILD)/examples/%.o $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $< $(STATIC) $(LIB_DEPS)
+
+$(BUILD)/riffle.pc: riffle.pc.in include/riffle.h
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+tests: all $(TESTS)
+
+# The whole suite, ending in one line "N passed, N failed".
+check:
+	$(MAKE) tests
+	$(MAKE) BUILD=build-asan SANITIZE=1 tests
+	tests/run.sh build build-asan
+
+# Benchmarks print ratios against their baselines, measured in the same run.
+bench: all
+	$(MAKE) -C bench BUILD=$(abspath $(BUILD))/bench LIB=$(abspath $(STATIC))
+	@echo "benchmarks built in $(BUILD)/bench; run: bench/run.sh"
+	bench/run.sh $(BUILD)/bench
+
+demo: all
+	$(RIFFLE) deal
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
+	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 $(RIFFLE) $(DESTDIR)$(BINDIR)/riffle
+	$(INSTALL) -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libriffle.a
+	$(INSTALL) -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/libriffle.so.$(VERSION)
+	ln -sf libriffle.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libriffle.so.$(SOMAJOR)
+	ln -sf libriffle.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libriffle.so
+	$(INSTALL) -m 644 include/riffle*.h $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 $(BUILD)/riffle.pc $(DESTDIR)$(PKGCONFIGDIR)/riffle.pc
+	if [ -f docs/riffle.1 ]; then $(INSTALL) -m 644 docs/riffle.1 $(DESTDIR)$(MANDIR)/man1/riffle.1; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/riffle $(DESTDIR)$(LIBDIR)/libriffle.a \
+	    $(DESTDIR)$(LIBDIR)/libriffle.so* $(DESTDIR)$(PKGCONFIGDIR)/riffle.pc \
+	    $(DESTDIR)$(MANDIR)/man1/riffle.1
+	cd $(DESTDIR)$(INCLUDEDIR) && rm -f riffle*.h
+
+clean:
+	rm -rf build build-asan build-werror-gcc build-werror-clang
+
+# Debian packages for building, testing and benchmarking (run as root).
+deps:
+	sh scripts/deps.sh

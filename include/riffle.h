@@ -1,0 +1,439 @@
+/*
+ * riffle.h -- fair, fast shuffling: the public interface of libriffle.
+ *
+ * This header is the manual.  Every public function's contract sits right above
+ * it: preconditions, result, whether it allocates, thread notes.
+ *
+ * Layers (each uses only the ones above it):
+ *   entropy  -> rng (ChaCha20, xoshiro256++, PCG64) -> uniform (unbiased bounded
+ *   integers) -> permute (Fisher-Yates, partial shuffle, deck)
+ *
+ * Threads: every object here is caller-owned and has no hidden shared state.  One
+ * object may be used by one thread at a time; distinct objects may be used from
+ * distinct threads freely.  For parallel work give each thread its own generator,
+ * derived with rf_rng_init(..., stream) from one seed (counter-based substreams).
+ *
+ * fork(): a generator made by rf_rng_new_os() notices that it is running in a
+ * child process and rekeys itself from the OS before producing another byte, so
+ * parent and child never share output.  Any other generator is plain data: after
+ * fork() parent and child hold equal copies and produce equal streams, as they
+ * must for reproducible seeded runs.
+ *
+ * Stream contract: for a given generator kind, key and stream number, the words
+ * produced by rf_rng_next64() and the results of every shuffle, partial shuffle,
+ * deal and bounded draw below are fixed across versions, machines, compilers and
+ * element sizes.  They are pinned by golden tests (tests/test_golden.c); changing
+ * them is a major version.
+ */
+#ifndef RIFFLE_H
+#define RIFFLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RF_VERSION_MAJOR 0
+#define RF_VERSION_MINOR 1
+#define RF_VERSION_PATCH 0
+#define RF_VERSION_STRING "0.1.0"
+/* One number for compile-time comparisons: 10000*major + 100*minor + patch. */
+#define RF_VERSION_NUMBER \
+    (RF_VERSION_MAJOR * 10000 + RF_VERSION_MINOR * 100 + RF_VERSION_PATCH)
+
+#if defined(RF_BUILDING_LIBRARY) && defined(__GNUC__)
+#define RF_API __attribute__((visibility("default")))
+#else
+#define RF_API
+#endif
+
+#if defined(__GNUC__)
+#define RF_NODISCARD __attribute__((warn_unused_result))
+#else
+#define RF_NODISCARD
+#endif
+
+/* The version of the library actually linked, e.g. "0.1.0". */
+RF_API const char *rf_version(void);
+/* RF_VERSION_NUMBER of the library actually linked. */
+RF_API unsigned rf_version_number(void);
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* Every fallible function returns one of these.  The values are pinned. */
+typedef enum rf_status {
+    RF_OK = 0,
+    RF_EINVAL = 1,   /* an argument is outside the function's contract */
+    RF_ENOMEM = 2,   /* an allocation failed */
+    RF_EENTROPY = 3, /* the operating system gave no randomness */
+    RF_ECRYPTO = 4,  /* libsodium could not be initialised */
+    RF_EEMPTY = 5,   /* not enough cards left in the deck */
+    RF_ERANGE = 6    /* a count or size does not fit the result type */
+} rf_status;
+
+/* A short English description of `status` ("not enough cards left", ...).
+ * Never NULL; unknown values give "unknown error". */
+RF_API const char *rf_strerror(rf_status status);
+
+/* ------------------------------------------------------------------------ */
+/* Entropy                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Fill buf[0..len) with bytes from the operating system's secure generator
+ * (getrandom(2); /dev/urandom where getrandom is missing).  Interrupted calls are
+ * retried; short reads are completed.  Returns RF_EENTROPY when the OS cannot
+ * deliver -- the buffer must then not be used.  Does not allocate. */
+RF_API RF_NODISCARD rf_status rf_entropy(void *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Seeds                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* Every generator is keyed by 32 bytes.  These derive a key from other seeds with
+ * BLAKE2b-256 (libsodium crypto_generichash), domain-separated so that integer
+ * 42 and string "42" give different keys:
+ *   rf_seed_u64:    key = BLAKE2b-256("riffle/seed/u64" || le64(seed))
+ *   rf_seed_string: key = BLAKE2b-256("riffle/seed/str" || bytes[0..len))
+ * The derivations are part of the stream contract. */
+#define RF_KEY_BYTES 32
+RF_API RF_NODISCARD rf_status rf_seed_u64(uint8_t key[RF_KEY_BYTES], uint64_t seed);
+RF_API RF_NODISCARD rf_status rf_seed_string(uint8_t key[RF_KEY_BYTES],
+                                             const void *bytes, size_t len);
+/* key = 32 bytes of OS entropy (rf_entropy). */
+RF_API RF_NODISCARD rf_status rf_seed_os(uint8_t key[RF_KEY_BYTES]);
+
+/* ------------------------------------------------------------------------ */
+/* Generators                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* The concrete state structs are public so that they can live on the stack and
+ * the per-word functions can be inlined (as in pcg-c).  Their fields are private:
+ * use the functions, not the fields. */
+
+/* ChaCha20 (Bernstein's original variant: 64-bit block counter in state words
+ * 12-13, 64-bit nonce in words 14-15), computed by libsodium, whose vectorised
+ * implementation is the fast one.  The nonce is riffle's stream number.  Words
+ * are the keystream read 8 bytes at a time, little-endian. */
+#define RF_CHACHA_BUFFER 512 /* keystream bytes buffered: 8 blocks, one AVX2 call */
+typedef struct rf_chacha {
+    uint8_t key[RF_KEY_BYTES];
+    uint64_t stream;  /* nonce */
+    uint64_t counter; /* next block to compute */
+    size_t avail;     /* unread bytes at the end of buf */
+    uint32_t flags;   /* valid / OS-keyed / fork-detection bits */
+    int32_t pid;      /* owner process, where fork is detected by pid */
+    uint8_t buf[RF_CHACHA_BUFFER];
+} rf_chacha;
+
+/* xoshiro256++ 1.0 (Blackman & Vigna, 2019): 256-bit state, period 2^256 - 1. */
+typedef struct rf_xoshiro {
+    uint64_t s[4];
+} rf_xoshiro;
+
+/* PCG64 in the XSL-RR 128/64 output variant (O'Neill 2014; pcg-c's pcg64,
+ * numpy's PCG64): 128-bit LCG state and odd increment, kept as 64-bit halves. */
+typedef struct rf_pcg64 {
+    uint64_t state_hi, state_lo;
+    uint64_t inc_hi, inc_lo;
+} rf_pcg64;
+
+/* A caller-provided source, for replaying recorded draws, enumerating every
+ * draw sequence in exact fairness tests (see tests/scripted.h), or plugging in
+ * another generator.  `next64` gives raw words (needed by rf_rng_next64 and
+ * rf_double).  If `below` is non-NULL, every bounded draw of every algorithm --
+ * single or batched -- calls below(ctx, n) once, in algorithm order, and must
+ * return a value in [0, n); if it is NULL, bounded draws are made from next64
+ * words exactly as for the built-in generators. */
+typedef struct rf_source {
+    uint64_t (*next64)(void *ctx);
+    uint64_t (*below)(void *ctx, uint64_t n);
+    void *ctx;
+} rf_source;
+
+typedef enum rf_rng_kind {
+    RF_RNG_CHACHA20 = 0, /* secure default */
+    RF_RNG_XOSHIRO256PP = 1,
+    RF_RNG_PCG64 = 2,
+    RF_RNG_SOURCE = 3 /* caller-provided rf_source */
+} rf_rng_kind;
+
+/* The polymorphic handle every algorithm takes: a tagged union, so it can live
+ * on the stack and the algorithms can dispatch once per call, not per draw. */
+typedef struct rf_rng {
+    rf_rng_kind kind;
+    union {
+        rf_chacha chacha;
+        rf_xoshiro xoshiro;
+        rf_pcg64 pcg;
+        rf_source source;
+    } u;
+} rf_rng;
+
+/* Name of a kind ("chacha20", "xoshiro256++", "pcg64", "source"). */
+RF_API const char *rf_rng_kind_name(rf_rng_kind kind);
+/* Parse a kind name (also "chacha", "xoshiro", "pcg"); RF_EINVAL if unknown.
+ * RF_RNG_SOURCE cannot be named. */
+RF_API RF_NODISCARD rf_status rf_rng_kind_parse(const char *name, rf_rng_kind *kind);
+
+/* Key a generator of `kind` with `key` for substream `stream`.  Distinct
+ * (key, stream) pairs give independent streams; this is the counter-based
+ * derivation the engines use: one generator per (seed, block number), never one
+ * stream shared in scheduling order.
+ *   ChaCha20:     key = key, nonce = stream, block counter = 0.
+ *   xoshiro256++: state = first 32 bytes of ChaCha20(key, nonce = stream), as
+ *                 four little-endian words (never all zero in practice; an
+ *                 all-zero result is replaced by splitmix64(0) expansion).
+ *   PCG64:        the same 32 ChaCha20 bytes as (initstate, initseq), two
+ *                 little-endian 128-bit numbers, seeded as pcg64_srandom_r.
+ * Returns RF_EINVAL for RF_RNG_SOURCE or an unknown kind, RF_ECRYPTO if libsodium
+ * cannot start.  Does not allocate. */
+RF_API RF_NODISCARD rf_status rf_rng_init(rf_rng *g, rf_rng_kind kind,
+                                          const uint8_t key[RF_KEY_BYTES],
+                                          uint64_t stream);
+/* rf_rng_init with key rf_seed_u64(seed), stream 0. */
+RF_API RF_NODISCARD rf_status rf_rng_seed_u64(rf_rng *g, rf_rng_kind kind, uint64_t seed);
+/* rf_rng_init with key rf_seed_string(bytes, len), stream 0. */
+RF_API RF_NODISCARD rf_status rf_rng_seed_string(rf_rng *g, rf_rng_kind kind,
+                                                 const void *bytes, size_t len);
+/* Wrap a caller-provided source (copied; src->ctx must outlive g).  RF_EINVAL if
+ * src->next64 and src->below are both NULL. */
+RF_API RF_NODISCARD rf_status rf_rng_from_source(rf_rng *g, const rf_source *src);
+
+/* The secure default: a ChaCha20 generator keyed from the OS, held in memory
+ * that the kernel wipes in a fork()ed child (madvise MADV_WIPEONFORK), so that a
+ * child rekeys from the OS before its first draw instead of repeating the
+ * parent's stream (the OpenBSD arc4random technique).  Where the kernel lacks
+ * wipe-on-fork, the generator checks getpid() at every buffer refill instead, so
+ * at most RF_CHACHA_BUFFER buffered bytes can repeat in a child.
+ * Allocates; free with rf_rng_free.  On failure returns NULL and sets *status
+ * (if status is non-NULL) to RF_ENOMEM, RF_EENTROPY or RF_ECRYPTO. */
+RF_API rf_rng *rf_rng_new_os(rf_status *status);
+/* Frees a generator from rf_rng_new_os (wiping its key).  NULL is a no-op. */
+RF_API void rf_rng_free(rf_rng *g);
+
+/* Type-specific initialisers, for known-answer tests and for callers who want
+ * one concrete generator without the handle.  No allocation. */
+RF_API RF_NODISCARD rf_status rf_chacha_init(rf_chacha *c, const uint8_t key[RF_KEY_BYTES],
+                                             uint64_t stream);
+/* Move to keystream block `block` (64 bytes each) of the current key/stream,
+ * discarding buffered output: the next word starts at byte 64*block. */
+RF_API void rf_chacha_seek(rf_chacha *c, uint64_t block);
+/* Set the raw state; an all-zero state is invalid and replaced by the
+ * splitmix64(0) expansion (as rf_rng_init documents). */
+RF_API void rf_xoshiro_init(rf_xoshiro *x, const uint64_t state[4]);
+/* pcg64_srandom_r(initstate, initseq) with 128-bit numbers given as halves. */
+RF_API void rf_pcg64_init(rf_pcg64 *p, uint64_t initstate_hi, uint64_t initstate_lo,
+                          uint64_t initseq_hi, uint64_t initseq_lo);
+
+/* Refill the ChaCha20 buffer (out of line; called by rf_chacha_next64).
+ * Private, exported only for the inline function below. */
+RF_API void rf_chacha_refill(rf_chacha *c);
+
+static inline uint64_t rf_load_le64_(const uint8_t *p)
+{
+    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+           (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+           (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+}
+
+static inline uint64_t rf_chacha_next64(rf_chacha *c)
+{
+    if (c->avail < 8)
+        rf_chacha_refill(c);
+    uint64_t v = rf_load_le64_(c->buf + (RF_CHACHA_BUFFER - c->avail));
+    c->avail -= 8;
+    return v;
+}
+
+static inline uint64_t rf_rotl64_(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
+
+/* xoshiro256++ as in the authors' reference xoshiro256plusplus.c. */
+static inline uint64_t rf_xoshiro_next64(rf_xoshiro *x)
+{
+    uint64_t *s = x->s;
+    const uint64_t result = rf_rotl64_(s[0] + s[3], 23) + s[0];
+    const uint64_t t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rf_rotl64_(s[3], 45);
+    return result;
+}
+
+/* PCG64 XSL-RR: output from the old state, then advance the LCG by the 128-bit
+ * multiplier 2549297995355413924 * 2^64 + 4865540595714422341 (pcg-c). */
+static inline uint64_t rf_pcg64_next64(rf_pcg64 *p)
+{
+    const uint64_t hi = p->state_hi, lo = p->state_lo;
+    const unsigned rot = (unsigned)(hi >> 58);
+    const uint64_t xsl = hi ^ lo;
+    const uint64_t out = (xsl >> rot) | (xsl << ((64 - rot) & 63));
+#if defined(__SIZEOF_INT128__)
+    const unsigned __int128 mul = ((unsigned __int128)2549297995355413924ULL << 64) |
+                                  4865540595714422341ULL;
+    unsigned __int128 s = ((unsigned __int128)hi << 64) | lo;
+    s = s * mul + (((unsigned __int128)p->inc_hi << 64) | p->inc_lo);
+    p->state_hi = (uint64_t)(s >> 64);
+    p->state_lo = (uint64_t)s;
+#else
+    /* 128-bit multiply-add from 32-bit pieces of the low 64x64 product. */
+    const uint64_t mhi = 2549297995355413924ULL, mlo = 4865540595714422341ULL;
+    const uint64_t a0 = lo & 0xffffffffu, a1 = lo >> 32;
+    const uint64_t b0 = mlo & 0xffffffffu, b1 = mlo >> 32;
+    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    const uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    uint64_t nlo = (mid << 32) | (p00 & 0xffffffffu);
+    uint64_t nhi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32) + hi * mlo + lo * mhi;
+    nlo += p->inc_lo;
+    nhi += p->inc_hi + (nlo < p->inc_lo);
+    p->state_hi = nhi;
+    p->state_lo = nlo;
+#endif
+    return out;
+}
+
+/* The next 64-bit word of any generator.  For RF_RNG_SOURCE, source.next64 must
+ * be set (precondition). */
+static inline uint64_t rf_rng_next64(rf_rng *g)
+{
+    switch (g->kind) {
+    case RF_RNG_XOSHIRO256PP:
+        return rf_xoshiro_next64(&g->u.xoshiro);
+    case RF_RNG_PCG64:
+        return rf_pcg64_next64(&g->u.pcg);
+    case RF_RNG_SOURCE:
+        return g->u.source.next64(g->u.source.ctx);
+    case RF_RNG_CHACHA20:
+    default:
+        return rf_chacha_next64(&g->u.chacha);
+    }
+}
+
+/* Fill buf[0..len) with generator output: whole words little-endian, the last
+ * word truncated.  Does not allocate. */
+RF_API void rf_rng_fill(rf_rng *g, void *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Unbiased integers and floats                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Uniform in [0, n), n >= 1 (precondition), exactly unbiased: Lemire's
+ * nearly-divisionless rejection (ACM TOMACS 2019) on one 64-bit word per try.
+ * Expected tries < 1 + n / 2^64. */
+RF_API uint64_t rf_below(rf_rng *g, uint64_t n);
+
+/* Uniform in [0, n), n >= 1, from 32-bit words (the high half of a 64-bit
+ * word): the same method at half width.  A different stream from rf_below. */
+RF_API uint32_t rf_below32(rf_rng *g, uint32_t n);
+
+/* Uniform in [lo, hi] inclusive, lo <= hi; [0, UINT64_MAX] returns one raw
+ * word. */
+RF_API uint64_t rf_range(rf_rng *g, uint64_t lo, uint64_t hi);
+
+/* Uniform double in [0, 1) with 53 random bits: (word >> 11) * 2^-53.  Every
+ * multiple of 2^-53 in [0, 1) is equally likely. */
+RF_API double rf_double(rf_rng *g);
+
+/* Batched bounded draws (Brackett-Rozinsky & Lemire, "Batched Ranged Random
+ * Integer Generation", SPE 2024): out[i] uniform in [0, bounds[i]), all k draws
+ * jointly uniform and independent, from a single 64-bit word per try.
+ * Preconditions: 1 <= k <= RF_BATCH_MAX, every bound >= 1, and the product of
+ * the bounds <= 2^64 (else RF_ERANGE and nothing is drawn). */
+#define RF_BATCH_MAX 8
+RF_API RF_NODISCARD rf_status rf_below_batch(rf_rng *g, const uint64_t *bounds, size_t k,
+                                             uint64_t *out);
+
+/* ------------------------------------------------------------------------ */
+/* Shuffles                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The shuffle is Fisher-Yates in Durstenfeld's in-place form, front to back:
+ *     for t = 0 .. n-2:  j = t + below(n - t);  swap(a[t], a[j])
+ * so every one of the n! orderings is equally likely (proven by exact
+ * enumeration in tests/test_shuffle.c).  The bounds n, n-1, ..., 2 are drawn in
+ * batches of up to 6 per 64-bit word (Brackett-Rozinsky & Lemire 2024), which
+ * is what makes it fast; the batch schedule is part of the stream contract.
+ * Because position t is final after step t, the first k elements after
+ * rf_shuffle_partial(g, a, n, k, ...) are exactly those rf_shuffle would have
+ * put there from the same generator state: "-n K" is the head of the full
+ * shuffle.  The same draws are used for every element size and for the
+ * callback form, so a seed gives the same permutation whatever is shuffled. */
+
+/* Shuffle n elements of `size` bytes at base.  Fast paths for 4- and 8-byte
+ * elements; any other size works (size 0 or n < 2 is a no-op that draws
+ * nothing).  Does not allocate; no error is possible. */
+RF_API void rf_shuffle(rf_rng *g, void *base, size_t n, size_t size);
+/* Typed forms (same permutation as rf_shuffle for the same generator state). */
+RF_API void rf_shuffle_u32(rf_rng *g, uint32_t *a, size_t n);
+RF_API void rf_shuffle_u64(rf_rng *g, uint64_t *a, size_t n);
+RF_API void rf_shuffle_ptr(rf_rng *g, void **a, size_t n);
+
+/* Shuffle data that is not one array: swap(ctx, i, j) exchanges items i and j
+ * (called with i < j only).  The classic shuffle(array, n, swap) interface. */
+typedef void (*rf_swap_fn)(void *ctx, size_t i, size_t j);
+RF_API void rf_shuffle_swap(rf_rng *g, size_t n, rf_swap_fn swap, void *ctx);
+
+/* Partial shuffle: afterwards base[0..k) is a uniform random k-permutation of the
+ * n elements (each of the n!/(n-k)! equally likely) and base[k..n) holds the
+ * rest in unspecified order.  O(k) time and draws: the lottery case, k unique
+ * draws from a large pool.  k > n is treated as k = n. */
+RF_API void rf_shuffle_partial(rf_rng *g, void *base, size_t n, size_t k, size_t size);
+
+/* ------------------------------------------------------------------------ */
+/* Decks                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A deck deals cards on demand: each deal draws one of the cards still in the
+ * deck uniformly (j = dealt + below(remaining); the chosen card is swapped to
+ * the front of the undealt part), so dealing costs O(1) per card and the dealt
+ * order is a uniform random permutation.  Reset is O(1): every card goes back
+ * and nothing moves, because uniformity does not depend on the order of the
+ * undealt cards.  The items live in caller memory; a deck never allocates
+ * unless made by rf_deck_new.  Fields are private. */
+typedef struct rf_deck {
+    unsigned char *items;
+    size_t n;     /* cards in a full deck */
+    size_t size;  /* bytes per card */
+    size_t dealt; /* cards dealt since the last reset */
+    int owned;    /* items allocated by rf_deck_new */
+} rf_deck;
+
+/* A deck of the cards 0, 1, ..., n-1 stored as size_t in cards[0..n), which
+ * this fills.  Cards are dealt as size_t values. */
+RF_API void rf_deck_init(rf_deck *d, size_t *cards, size_t n);
+/* A deck whose cards are the n items of `size` bytes at items (used in place;
+ * their order changes as cards are dealt).  size >= 1. */
+RF_API void rf_deck_init_items(rf_deck *d, void *items, size_t n, size_t size);
+/* Allocate a deck of the cards 0..n-1 (size_t).  NULL if out of memory. */
+RF_API rf_deck *rf_deck_new(size_t n);
+/* Free a deck from rf_deck_new; NULL is a no-op. */
+RF_API void rf_deck_free(rf_deck *d);
+
+/* Put every card back, in O(1). */
+RF_API void rf_deck_reset(rf_deck *d);
+/* Cards not yet dealt. */
+RF_API size_t rf_deck_remaining(const rf_deck *d);
+/* Deal one card, copying its `size` bytes to *card.  RF_EEMPTY (and nothing
+ * drawn or copied) when the deck is empty. */
+RF_API RF_NODISCARD rf_status rf_deck_deal(rf_deck *d, rf_rng *g, void *card);
+/* Deal k cards into cards[0..k) in deal order.  All or nothing: RF_EEMPTY and
+ * no draw if fewer than k remain. */
+RF_API RF_NODISCARD rf_status rf_deck_deal_n(rf_deck *d, rf_rng *g, size_t k, void *cards);
+/* The cards dealt since the last reset, in deal order (count in *count).  The
+ * pointer is valid until the next reset or deal. */
+RF_API const void *rf_deck_dealt(const rf_deck *d, size_t *count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RIFFLE_H */

@@ -1,0 +1,38 @@
+/* Lemire's nearly-divisionless bounded draw, batched, generic over the word
+ * width.  Included with parameters:
+ *   LT_WORD          unsigned word type of W bits
+ *   LT_MULHI(a,b,lo) high W bits of the 2W-bit product a*b; low W bits to *lo
+ *   LT_NAME(x)       name mangling for this instantiation
+ * The library instantiates it at 64 and 32 bits; tests/test_bounded.c at 8 and
+ * 16 bits, where every possible word can be enumerated -- the same source text
+ * proven exhaustively at small width.
+ *
+ * Why it is exact (Lemire, "Fast Random Integer Generation in an Interval",
+ * ACM TOMACS 2019; batched: Brackett-Rozinsky & Lemire, SPE 2024).  Let
+ * P = b1*...*bk <= 2^W.  Multiplying the word x by b1 gives d1 = hi and a
+ * leftover l1 = lo; multiplying l1 by b2 gives d2 and l2; and so on.  By
+ * induction x*P = (d1*b2*...*bk + d2*b3*...*bk + ... + dk)*2^W + lk, so the
+ * digits (d1..dk) are the mixed-radix form of D = floor(x*P / 2^W) and lk is
+ * x*P mod 2^W.  Of the 2^W words, those with lk < t = 2^W mod P are rejected:
+ * each value of D then keeps exactly floor(2^W / P) words, so D -- and hence
+ * every digit tuple -- is uniform.  Since t < P, lk >= P accepts without the
+ * division that computes t (the "nearly divisionless" part). */
+
+static inline void LT_NAME(batch)(LT_WORD (*next)(void *), void *ctx,
+                                  const LT_WORD *bounds, size_t k, LT_WORD *out)
+{
+    /* The product modulo 2^W; it is 0 exactly when P == 2^W (all words accepted). */
+    LT_WORD prod = 1;
+    for (size_t i = 0; i < k; i++)
+        prod = (LT_WORD)(1ull * prod * bounds[i]); /* 1ull: no signed overflow at 16 bits */
+    for (;;) {
+        LT_WORD lo = next(ctx);
+        for (size_t i = 0; i < k; i++)
+            out[i] = LT_MULHI(lo, bounds[i], &lo);
+        if (prod == 0 || lo >= prod)
+            return;
+        const LT_WORD t = (LT_WORD)((LT_WORD)(0u - prod) % prod); /* 2^W mod P */
+        if (lo >= t)
+            return;
+    }
+}
