@@ -61,7 +61,8 @@ SHARED := $(BUILD)/libriffle.so.$(VERSION)
 RIFFLE := $(BUILD)/riffle
 
 .PHONY: all lib check test bench install uninstall clean deps demo tests
-all: lib $(RIFFLE) $(BUILD)/shuf $(EXAMPLES) $(BUILD)/riffle.pc
+PROGRAMS := $(if $(CLI_SRCS),$(RIFFLE) $(BUILD)/shuf)
+all: lib $(PROGRAMS) $(EXAMPLES) $(BUILD)/riffle.pc
 
 lib: $(STATIC) $(SHARED)
 
@@ -122,13 +123,14 @@ bench: all
 	@echo "benchmarks built in $(BUILD)/bench; run: bench/run.sh"
 	bench/run.sh $(BUILD)/bench
 
+# The main job on a built-in example: deal a shuffled 52-card deck to 4 hands.
 demo: all
-	$(RIFFLE) deal
+	$(if $(CLI_SRCS),$(RIFFLE) deal,$(BUILD)/examples/deal52)
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
 	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
-	$(INSTALL) -m 755 $(RIFFLE) $(DESTDIR)$(BINDIR)/riffle
+	$(if $(CLI_SRCS),$(INSTALL) -m 755 $(RIFFLE) $(DESTDIR)$(BINDIR)/riffle)
 	$(INSTALL) -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libriffle.a
 	$(INSTALL) -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/libriffle.so.$(VERSION)
 	ln -sf libriffle.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libriffle.so.$(SOMAJOR)

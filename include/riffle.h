@@ -269,21 +269,19 @@ static inline uint64_t rf_xoshiro_next64(rf_xoshiro *x)
     return result;
 }
 
-/* PCG64 XSL-RR: output from the old state, then advance the LCG by the 128-bit
- * multiplier 2549297995355413924 * 2^64 + 4865540595714422341 (pcg-c). */
+/* PCG64 XSL-RR: advance the 128-bit LCG by the multiplier
+ * 2549297995355413924 * 2^64 + 4865540595714422341, then output from the new
+ * state (pcg-c's pcg_setseq_128_xsl_rr_64_random_r: step first at 128 bits). */
 static inline uint64_t rf_pcg64_next64(rf_pcg64 *p)
 {
-    const uint64_t hi = p->state_hi, lo = p->state_lo;
-    const unsigned rot = (unsigned)(hi >> 58);
-    const uint64_t xsl = hi ^ lo;
-    const uint64_t out = (xsl >> rot) | (xsl << ((64 - rot) & 63));
+    uint64_t hi = p->state_hi, lo = p->state_lo;
 #if defined(__SIZEOF_INT128__)
     const unsigned __int128 mul = ((unsigned __int128)2549297995355413924ULL << 64) |
                                   4865540595714422341ULL;
     unsigned __int128 s = ((unsigned __int128)hi << 64) | lo;
     s = s * mul + (((unsigned __int128)p->inc_hi << 64) | p->inc_lo);
-    p->state_hi = (uint64_t)(s >> 64);
-    p->state_lo = (uint64_t)s;
+    hi = (uint64_t)(s >> 64);
+    lo = (uint64_t)s;
 #else
     /* 128-bit multiply-add from 32-bit pieces of the low 64x64 product. */
     const uint64_t mhi = 2549297995355413924ULL, mlo = 4865540595714422341ULL;
@@ -291,14 +289,16 @@ static inline uint64_t rf_pcg64_next64(rf_pcg64 *p)
     const uint64_t b0 = mlo & 0xffffffffu, b1 = mlo >> 32;
     const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
     const uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
-    uint64_t nlo = (mid << 32) | (p00 & 0xffffffffu);
-    uint64_t nhi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32) + hi * mlo + lo * mhi;
-    nlo += p->inc_lo;
-    nhi += p->inc_hi + (nlo < p->inc_lo);
-    p->state_hi = nhi;
-    p->state_lo = nlo;
+    const uint64_t nlo = ((mid << 32) | (p00 & 0xffffffffu)) + p->inc_lo;
+    hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32) + hi * mlo + lo * mhi + p->inc_hi +
+         (nlo < p->inc_lo);
+    lo = nlo;
 #endif
-    return out;
+    p->state_hi = hi;
+    p->state_lo = lo;
+    const unsigned rot = (unsigned)(hi >> 58);
+    const uint64_t xsl = hi ^ lo;
+    return (xsl >> rot) | (xsl << ((64 - rot) & 63));
 }
 
 /* The next 64-bit word of any generator.  For RF_RNG_SOURCE, source.next64 must
