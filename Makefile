@@ -104,10 +104,13 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(HELPER_OBJS) $(STATIC)
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $< $(STATIC) $(LIB_DEPS)
 
+# riffle.pc names the install directories: made again by `make install`, so
+# that the PREFIX given there is the one it records.
+PC_SUBST = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|'
 $(BUILD)/riffle.pc: riffle.pc.in include/riffle.h
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(PC_SUBST) $< > $@
 
 tests: all $(TESTS)
 
@@ -136,7 +139,7 @@ install: all
 	ln -sf libriffle.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libriffle.so.$(SOMAJOR)
 	ln -sf libriffle.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libriffle.so
 	$(INSTALL) -m 644 include/riffle*.h $(DESTDIR)$(INCLUDEDIR)/
-	$(INSTALL) -m 644 $(BUILD)/riffle.pc $(DESTDIR)$(PKGCONFIGDIR)/riffle.pc
+	$(PC_SUBST) riffle.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/riffle.pc
 	if [ -f docs/riffle.1 ]; then $(INSTALL) -m 644 docs/riffle.1 $(DESTDIR)$(MANDIR)/man1/riffle.1; fi
 
 uninstall:

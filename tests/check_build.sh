@@ -30,8 +30,14 @@ if command -v clang >/dev/null 2>&1; then
 else
     n=$((n + 1)); echo "ok $n # skip clang not installed"
 fi
-check "make install into DESTDIR with PREFIX" \
-    make -s BUILD="$build" DESTDIR="$tmp/root" PREFIX=/opt/riffle install
+staged() {
+    make -s BUILD="$build" DESTDIR="$tmp/stage" PREFIX=/opt/riffle install &&
+    for f in lib/libriffle.a lib/libriffle.so include/riffle.h lib/pkgconfig/riffle.pc; do
+        [ -e "$tmp/stage/opt/riffle/$f" ] || { echo "missing $f"; return 1; }
+    done &&
+    grep -q '^prefix=/opt/riffle$' "$tmp/stage/opt/riffle/lib/pkgconfig/riffle.pc"
+}
+check "make install honours DESTDIR and PREFIX" staged
 cat > "$tmp/use.c" <<'C'
 #include <riffle.h>
 #include <stdio.h>
@@ -47,8 +53,12 @@ int main(void)
 }
 C
 installed() {
-    PKG_CONFIG_PATH="$tmp/root/opt/riffle/lib/pkgconfig" PKG_CONFIG_SYSROOT_DIR="$tmp/root" \
-        sh -c 'cc -o "$1/use" "$1/use.c" $(pkg-config --cflags --libs --static riffle) &&
-               LD_LIBRARY_PATH="$1/root/opt/riffle/lib" "$1/use"' sh "$tmp"
+    make -s BUILD="$build" PREFIX="$tmp/prefix" install &&
+    export PKG_CONFIG_PATH="$tmp/prefix/lib/pkgconfig" &&
+    cc -o "$tmp/use" "$tmp/use.c" $(pkg-config --cflags --libs riffle) &&
+    LD_LIBRARY_PATH="$tmp/prefix/lib" "$tmp/use" &&
+    cc -o "$tmp/use-static" "$tmp/use.c" $(pkg-config --cflags riffle) \
+        "$tmp/prefix/lib/libriffle.a" $(pkg-config --libs-only-other --libs-only-l --static riffle | sed 's/-lriffle//') &&
+    "$tmp/use-static"
 }
-check "installed riffle.pc builds and links a program" installed
+check "installed riffle.pc builds and links a program (shared and static)" installed
