@@ -326,10 +326,49 @@ RF_API void rf_rng_fill(rf_rng *g, void *buf, size_t len);
 /* Unbiased integers and floats                                             */
 /* ------------------------------------------------------------------------ */
 
+/* High and low words of a 64x64-bit product (private helper). */
+static inline uint64_t rf_mulhi64_(uint64_t a, uint64_t b, uint64_t *lo)
+{
+#if defined(__SIZEOF_INT128__)
+    const unsigned __int128 p = (unsigned __int128)a * b;
+    *lo = (uint64_t)p;
+    return (uint64_t)(p >> 64);
+#else
+    const uint64_t a0 = a & 0xffffffffu, a1 = a >> 32;
+    const uint64_t b0 = b & 0xffffffffu, b1 = b >> 32;
+    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    const uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    *lo = (mid << 32) | (p00 & 0xffffffffu);
+    return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+#endif
+}
+
+/* rf_lemire64_batch_(next, ctx, bounds, k, out): the proven bounded-draw code
+ * (riffle_lemire.h), instantiated for 64-bit words. */
+#define LT_WORD uint64_t
+#define LT_MULHI rf_mulhi64_
+#define LT_NAME(x) rf_lemire64_##x##_
+#include "riffle_lemire.h"
+#undef LT_WORD
+#undef LT_MULHI
+#undef LT_NAME
+
+static inline uint64_t rf_rng_word_(void *g)
+{
+    return rf_rng_next64((rf_rng *)g);
+}
+
 /* Uniform in [0, n), n >= 1 (precondition), exactly unbiased: Lemire's
  * nearly-divisionless rejection (ACM TOMACS 2019) on one 64-bit word per try.
- * Expected tries < 1 + n / 2^64. */
-RF_API uint64_t rf_below(rf_rng *g, uint64_t n);
+ * Expected tries < 1 + n / 2^64.  Inline: a draw costs a word and a multiply. */
+static inline uint64_t rf_below(rf_rng *g, uint64_t n)
+{
+    uint64_t r;
+    if (g->kind == RF_RNG_SOURCE && g->u.source.below != NULL)
+        return g->u.source.below(g->u.source.ctx, n);
+    rf_lemire64_batch_(rf_rng_word_, g, &n, 1, &r);
+    return r;
+}
 
 /* Uniform in [0, n), n >= 1, from 32-bit words (the high half of a 64-bit
  * word): the same method at half width.  A different stream from rf_below. */

@@ -21,16 +21,6 @@ static int scripted(const rf_rng *g)
     return g->kind == RF_RNG_SOURCE && g->u.source.below != NULL;
 }
 
-uint64_t rf_below(rf_rng *g, uint64_t n)
-{
-    assert(n >= 1);
-    if (scripted(g))
-        return g->u.source.below(g->u.source.ctx, n);
-    uint64_t r;
-    rfi_lemire64_batch(rng_next64, g, &n, 1, &r);
-    return r;
-}
-
 uint32_t rf_below32(rf_rng *g, uint32_t n)
 {
     assert(n >= 1);

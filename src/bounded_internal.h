@@ -5,21 +5,9 @@
 
 #include "riffle.h"
 
-static inline uint64_t rfi_mulhi64(uint64_t a, uint64_t b, uint64_t *lo)
-{
-#if defined(__SIZEOF_INT128__)
-    unsigned __int128 p = (unsigned __int128)a * b;
-    *lo = (uint64_t)p;
-    return (uint64_t)(p >> 64);
-#else
-    const uint64_t a0 = a & 0xffffffffu, a1 = a >> 32;
-    const uint64_t b0 = b & 0xffffffffu, b1 = b >> 32;
-    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    const uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
-    *lo = (mid << 32) | (p00 & 0xffffffffu);
-    return p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-#endif
-}
+/* 64-bit words: rf_mulhi64_ and rf_lemire64_batch_ come from riffle.h. */
+#define rfi_mulhi64 rf_mulhi64_
+#define rfi_lemire64_batch rf_lemire64_batch_
 
 static inline uint32_t rfi_mulhi32(uint32_t a, uint32_t b, uint32_t *lo)
 {
@@ -28,18 +16,10 @@ static inline uint32_t rfi_mulhi32(uint32_t a, uint32_t b, uint32_t *lo)
     return (uint32_t)(p >> 32);
 }
 
-#define LT_WORD uint64_t
-#define LT_MULHI rfi_mulhi64
-#define LT_NAME(x) rfi_lemire64_##x
-#include "lemire_tmpl.h"
-#undef LT_WORD
-#undef LT_MULHI
-#undef LT_NAME
-
 #define LT_WORD uint32_t
 #define LT_MULHI rfi_mulhi32
 #define LT_NAME(x) rfi_lemire32_##x
-#include "lemire_tmpl.h"
+#include "riffle_lemire.h"
 #undef LT_WORD
 #undef LT_MULHI
 #undef LT_NAME

@@ -14,7 +14,14 @@
         uint64_t bounds[RFI_BATCH_STEPS_MAX];                                     \
         for (size_t i = 0; i < k; i++)                                            \
             bounds[i] = b - i;                                                    \
-        rfi_lemire64_batch(NEXT, CTX, bounds, k, d + m);                          \
+        switch (k) { /* constant k per case: the batch loops unroll */           \
+        case 6: rfi_lemire64_batch(NEXT, CTX, bounds, 6, d + m); break;           \
+        case 5: rfi_lemire64_batch(NEXT, CTX, bounds, 5, d + m); break;           \
+        case 4: rfi_lemire64_batch(NEXT, CTX, bounds, 4, d + m); break;           \
+        case 3: rfi_lemire64_batch(NEXT, CTX, bounds, 3, d + m); break;           \
+        case 2: rfi_lemire64_batch(NEXT, CTX, bounds, 2, d + m); break;           \
+        default: rfi_lemire64_batch(NEXT, CTX, bounds, 1, d + m); break;          \
+        }                                                                         \
         m += k;                                                                   \
         t += k;                                                                   \
     }

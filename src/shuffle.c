@@ -15,6 +15,8 @@
 
 #define CHUNK 256                     /* draws per chunk: 2 KiB on the stack */
 #define PREFETCH_AHEAD 8              /* steps between prefetch and swap */
+/* Below this array size the data sits in L2 and prefetching only costs. */
+#define PREFETCH_MIN_BYTES (UINT64_C(1) << 20)
 
 #if defined(__GNUC__)
 #define PREFETCH(p) __builtin_prefetch(p, 1, 0)
@@ -41,10 +43,11 @@ static size_t next_chunk(rf_rng *g, size_t n, size_t t, size_t limit, uint64_t *
     static void shuffle_w##W(rf_rng *g, unsigned char *a, size_t n, size_t limit)  \
     {                                                                              \
         uint64_t d[CHUNK + RFI_BATCH_STEPS_MAX];                                   \
+        const int far = n * W > PREFETCH_MIN_BYTES;                                \
         for (size_t t = 0; t < limit;) {                                           \
             const size_t m = next_chunk(g, n, t, limit, d);                        \
             for (size_t i = 0; i < m; i++) {                                       \
-                if (i + PREFETCH_AHEAD < m)                                        \
+                if (far && i + PREFETCH_AHEAD < m)                                 \
                     PREFETCH(a + (t + i + PREFETCH_AHEAD + d[i + PREFETCH_AHEAD]) * W); \
                 unsigned char *x = a + (t + i) * W, *y = a + (t + i + d[i]) * W;  \
                 unsigned char tmp[W];                                              \

@@ -27,14 +27,14 @@ static inline uint16_t mulhi16(uint16_t a, uint16_t b, uint16_t *lo)
 #define LT_WORD uint8_t
 #define LT_MULHI mulhi8
 #define LT_NAME(x) w8_##x
-#include "lemire_tmpl.h"
+#include "riffle_lemire.h"
 #undef LT_WORD
 #undef LT_MULHI
 #undef LT_NAME
 #define LT_WORD uint16_t
 #define LT_MULHI mulhi16
 #define LT_NAME(x) w16_##x
-#include "lemire_tmpl.h"
+#include "riffle_lemire.h"
 #undef LT_WORD
 #undef LT_MULHI
 #undef LT_NAME

@@ -1,5 +1,6 @@
-/* Lemire's nearly-divisionless bounded draw, batched, generic over the word
- * width.  Included with parameters:
+/* riffle_lemire.h -- private to riffle.h (included by it; do not include it
+ * yourself).  Lemire's nearly-divisionless bounded draw, batched, generic over
+ * the word width.  Included with parameters:
  *   LT_WORD          unsigned word type of W bits
  *   LT_MULHI(a,b,lo) high W bits of the 2W-bit product a*b; low W bits to *lo
  *   LT_NAME(x)       name mangling for this instantiation
