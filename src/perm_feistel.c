@@ -1,0 +1,246 @@
+/* The Feistel network of rf_perm's cipher modes, with cycle walking.
+ *
+ * Network: the alternating unbalanced Feistel of NIST SP 800-38G (FF1, Alg. 7)
+ * on bit strings, XOR instead of modular addition: x = A || B with |A| = u =
+ * floor(b/2), |B| = v = b - u, and round r maps (A, B) to (B, A ^ F_r(B)) cut
+ * to m_r = (r even ? u : v) bits, so the halves keep alternating widths and an
+ * even number of rounds returns to |A| = u, |B| = v.  Every round is a
+ * bijection whatever F_r is (it is undone by A = C ^ F_r(B)).
+ *
+ * Cycle walking (Black & Rogaway, CT-RSA 2002, sec. 2): E permutes [0, 2^b)
+ * with 2^(b-1) <= max < 2^b, so iterating E from x in [0, N) until the value
+ * falls in [0, N) again gives a permutation of [0, N); the expected number of
+ * steps is 2^b / N < 2.  The inverse walks with E^-1. */
+#include "perm_internal.h"
+
+#include <assert.h>
+#include <sodium.h>
+#include <string.h>
+
+/* SipHash initialisation constants ("somepseudorandomlygeneratedbytes"),
+ * Aumasson & Bernstein, "SipHash: a fast short-input PRF", INDOCRYPT 2012. */
+#define SIP_C0 0x736f6d6570736575ULL
+#define SIP_C1 0x646f72616e646f6dULL
+#define SIP_C2 0x6c7967656e657261ULL
+#define SIP_C3 0x7465646279746573ULL
+
+#define SIPROUND(v0, v1, v2, v3)                                                    \
+    do {                                                                           \
+        v0 += v1;                                                                  \
+        v1 = rf_rotl64_(v1, 13);                                                   \
+        v1 ^= v0;                                                                  \
+        v0 = rf_rotl64_(v0, 32);                                                   \
+        v2 += v3;                                                                  \
+        v3 = rf_rotl64_(v3, 16);                                                   \
+        v3 ^= v2;                                                                  \
+        v0 += v3;                                                                  \
+        v3 = rf_rotl64_(v3, 21);                                                   \
+        v3 ^= v0;                                                                  \
+        v2 += v1;                                                                  \
+        v1 = rf_rotl64_(v1, 17);                                                   \
+        v1 ^= v2;                                                                  \
+        v2 = rf_rotl64_(v2, 32);                                                   \
+    } while (0)
+
+/* SipHash-1-3 of the single block m under key (k0, k1): the length block is
+ * omitted because every input of the network has the same length. */
+static inline uint64_t round_sip(const uint64_t k[2], uint64_t m)
+{
+    uint64_t v0 = k[0] ^ SIP_C0, v1 = k[1] ^ SIP_C1;
+    uint64_t v2 = k[0] ^ SIP_C2, v3 = k[1] ^ SIP_C3;
+    v3 ^= m;
+    SIPROUND(v0, v1, v2, v3);
+    v0 ^= m;
+    v2 ^= 0xff;
+    SIPROUND(v0, v1, v2, v3);
+    SIPROUND(v0, v1, v2, v3);
+    SIPROUND(v0, v1, v2, v3);
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* lo ^ hi of the 128-bit product a * b (the "mum" of wyhash, Philox's
+ * mulhi/mullo pair folded). */
+static inline uint64_t mul_fold(uint64_t a, uint64_t b)
+{
+#if defined(__SIZEOF_INT128__)
+    const unsigned __int128 p = (unsigned __int128)a * b;
+    return (uint64_t)p ^ (uint64_t)(p >> 64);
+#else
+    const uint64_t a0 = a & 0xffffffffu, a1 = a >> 32;
+    const uint64_t b0 = b & 0xffffffffu, b1 = b >> 32;
+    const uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
+    const uint64_t mid = (p00 >> 32) + (p01 & 0xffffffffu) + (p10 & 0xffffffffu);
+    const uint64_t lo = (mid << 32) | (p00 & 0xffffffffu);
+    const uint64_t hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    return lo ^ hi;
+#endif
+}
+
+/* k[1] is stored odd (rfi_feistel_keys), so the product keeps every bit of
+ * the input in the low word. */
+static inline uint64_t round_mul(const uint64_t k[2], uint64_t m)
+{
+    return mul_fold(m ^ k[0], k[1]);
+}
+
+static inline uint64_t mask_bits(unsigned m)
+{
+    assert(m < 64);
+    return ((uint64_t)1 << m) - 1;
+}
+
+/* Round counts (riffle_perm.h): compile-time constants, so that the round
+ * loops unroll completely. */
+#define SIP_ROUNDS 8
+#define MUL_ROUNDS 10
+
+/* One pass of the network in each direction, for round function ROUND, two
+ * rounds per iteration: (a, b) -> (b, c) -> (c, d) with
+ * c = (a ^ F_r(b)) mod 2^u and d = (b ^ F_{r+1}(c)) mod 2^v.  FEISTEL_LANES
+ * evaluates four independent inputs in lock step, which lets the CPU overlap
+ * their dependency chains (the rf_perm_at_range path). */
+#define FEISTEL_PAIR(NAME, ROUND, ROUNDS)                                          \
+    static inline uint64_t NAME##_enc(const rf_perm *p, uint64_t x)                \
+    {                                                                              \
+        const unsigned v = p->lo_bits;                                             \
+        const uint64_t mu = mask_bits(p->hi_bits), mv = mask_bits(v);              \
+        uint64_t a = x >> v, b = x & mv;                                           \
+        for (unsigned r = 0; r < ROUNDS; r += 2) {                                 \
+            const uint64_t c = (a ^ ROUND(p->rk[r], b)) & mu;                      \
+            const uint64_t d = (b ^ ROUND(p->rk[r + 1], c)) & mv;                  \
+            a = c;                                                                 \
+            b = d;                                                                 \
+        }                                                                          \
+        return (a << v) | b;                                                       \
+    }                                                                              \
+    static inline uint64_t NAME##_dec(const rf_perm *p, uint64_t y)                \
+    {                                                                              \
+        const unsigned v = p->lo_bits;                                             \
+        const uint64_t mu = mask_bits(p->hi_bits), mv = mask_bits(v);              \
+        uint64_t c = y >> v, d = y & mv;                                           \
+        for (unsigned r = ROUNDS; r > 0; r -= 2) {                                 \
+            const uint64_t b = (d ^ ROUND(p->rk[r - 1], c)) & mv;                  \
+            const uint64_t a = (c ^ ROUND(p->rk[r - 2], b)) & mu;                  \
+            c = a;                                                                 \
+            d = b;                                                                 \
+        }                                                                          \
+        return (c << v) | d;                                                       \
+    }
+
+#define FEISTEL_LANES(NAME, ROUND, ROUNDS)                                         \
+    static inline void NAME##_enc4(const rf_perm *p, uint64_t x[4])                \
+    {                                                                              \
+        const unsigned v = p->lo_bits;                                             \
+        const uint64_t mu = mask_bits(p->hi_bits), mv = mask_bits(v);              \
+        uint64_t a[4], b[4];                                                       \
+        for (int l = 0; l < 4; l++) {                                              \
+            a[l] = x[l] >> v;                                                      \
+            b[l] = x[l] & mv;                                                      \
+        }                                                                          \
+        for (unsigned r = 0; r < ROUNDS; r += 2) {                                 \
+            for (int l = 0; l < 4; l++) {                                          \
+                const uint64_t c = (a[l] ^ ROUND(p->rk[r], b[l])) & mu;            \
+                const uint64_t d = (b[l] ^ ROUND(p->rk[r + 1], c)) & mv;           \
+                a[l] = c;                                                          \
+                b[l] = d;                                                          \
+            }                                                                      \
+        }                                                                          \
+        for (int l = 0; l < 4; l++)                                                \
+            x[l] = (a[l] << v) | b[l];                                             \
+    }                                                                              \
+    static void NAME##_range(const rf_perm *p, uint64_t first, size_t count,       \
+                             uint64_t *out)                                        \
+    {                                                                              \
+        size_t j = 0;                                                              \
+        for (; count - j >= 4; j += 4) {                                           \
+            uint64_t x[4] = {first + j, first + j + 1, first + j + 2, first + j + 3}; \
+            NAME##_enc4(p, x);                                                     \
+            for (int l = 0; l < 4; l++) {                                          \
+                while (x[l] > p->max) /* the rare cycle walk, one lane */          \
+                    x[l] = NAME##_enc(p, x[l]);                                    \
+                out[j + l] = x[l];                                                 \
+            }                                                                      \
+        }                                                                          \
+        for (; j < count; j++) {                                                   \
+            uint64_t x = first + j;                                                \
+            do                                                                     \
+                x = NAME##_enc(p, x);                                              \
+            while (x > p->max);                                                    \
+            out[j] = x;                                                            \
+        }                                                                          \
+    }
+
+FEISTEL_PAIR(sip, round_sip, SIP_ROUNDS)
+FEISTEL_LANES(sip, round_sip, SIP_ROUNDS)
+FEISTEL_PAIR(mul, round_mul, MUL_ROUNDS)
+
+uint64_t rfi_feistel_at(const rf_perm *p, uint64_t x)
+{
+    assert(x <= p->max);
+    if (p->mode == RF_PERM_SIPHASH) {
+        do
+            x = sip_enc(p, x);
+        while (x > p->max);
+    } else {
+        do
+            x = mul_enc(p, x);
+        while (x > p->max);
+    }
+    return x;
+}
+
+uint64_t rfi_feistel_inverse(const rf_perm *p, uint64_t y)
+{
+    assert(y <= p->max);
+    if (p->mode == RF_PERM_SIPHASH) {
+        do
+            y = sip_dec(p, y);
+        while (y > p->max);
+    } else {
+        do
+            y = mul_dec(p, y);
+        while (y > p->max);
+    }
+    return y;
+}
+
+/* Four lanes pay for SipHash (about 10% here); for the short multiply rounds
+ * the plain loop was faster (bench/bench_perm.c, docs/BENCHMARKS_PERM.md). */
+void rfi_feistel_range(const rf_perm *p, uint64_t first, size_t count, uint64_t *out)
+{
+    if (p->mode == RF_PERM_SIPHASH) {
+        sip_range(p, first, count, out);
+        return;
+    }
+    for (size_t j = 0; j < count; j++) {
+        uint64_t x = first + j;
+        do
+            x = mul_enc(p, x);
+        while (x > p->max);
+        out[j] = x;
+    }
+}
+
+/* K_r = BLAKE2b-128 keyed with key, of "riffle/perm/v1\0" || mode || le64(max)
+ * || r (riffle_perm.h).  The multiply rounds need an odd multiplier. */
+rf_status rfi_feistel_keys(rf_perm *p, const uint8_t key[RF_KEY_BYTES])
+{
+    static const char domain[] = "riffle/perm/v1"; /* sizeof includes the NUL */
+    uint8_t msg[sizeof domain + 1 + 8 + 1];
+    uint8_t out[16];
+    memcpy(msg, domain, sizeof domain);
+    msg[sizeof domain] = (uint8_t)p->mode;
+    for (int i = 0; i < 8; i++)
+        msg[sizeof domain + 1 + i] = (uint8_t)(p->max >> (8 * i));
+    for (unsigned r = 0; r < p->rounds; r++) {
+        msg[sizeof msg - 1] = (uint8_t)r;
+        if (crypto_generichash(out, sizeof out, msg, sizeof msg, key, RF_KEY_BYTES) != 0)
+            return RF_ECRYPTO;
+        p->rk[r][0] = rf_load_le64_(out);
+        p->rk[r][1] = rf_load_le64_(out + 8);
+        if (p->mode == RF_PERM_MULTIPLY)
+            p->rk[r][1] |= 1;
+    }
+    sodium_memzero(out, sizeof out);
+    return RF_OK;
+}
