@@ -37,3 +37,29 @@ static inline void LT_NAME(batch)(LT_WORD (*next)(void *), void *ctx,
             return;
     }
 }
+
+/* The same draw for the falling bounds b, b-1, ..., b-k+1 of a Fisher-Yates
+ * batch, given an upper bound U on their product P (P <= U < 2^W).  Every word
+ * with lo >= U is accepted at once -- correct because U >= P > 2^W mod P -- so
+ * the product and the division are computed only for the rare words below U
+ * (probability U / 2^W).  The acceptance rule is exactly the one above, so the
+ * results are identical to LT_NAME(batch) on the same bounds. */
+static inline void LT_NAME(falling)(LT_WORD (*next)(void *), void *ctx, LT_WORD b,
+                                    size_t k, LT_WORD U, LT_WORD *out)
+{
+    for (;;) {
+        LT_WORD lo = next(ctx);
+        for (size_t i = 0; i < k; i++)
+            out[i] = LT_MULHI(lo, (LT_WORD)(b - i), &lo);
+        if (lo >= U)
+            return;
+        LT_WORD prod = 1;
+        for (size_t i = 0; i < k; i++)
+            prod = (LT_WORD)(1ull * prod * (LT_WORD)(b - i));
+        if (lo >= prod)
+            return;
+        const LT_WORD t = (LT_WORD)((LT_WORD)(0u - prod) % prod); /* 2^W mod P */
+        if (lo >= t)
+            return;
+    }
+}

@@ -8,6 +8,7 @@
 /* 64-bit words: rf_mulhi64_ and rf_lemire64_batch_ come from riffle.h. */
 #define rfi_mulhi64 rf_mulhi64_
 #define rfi_lemire64_batch rf_lemire64_batch_
+#define rfi_lemire64_falling rf_lemire64_falling_
 
 static inline uint32_t rfi_mulhi32(uint32_t a, uint32_t b, uint32_t *lo)
 {
@@ -33,21 +34,30 @@ static inline uint32_t rfi_mulhi32(uint32_t a, uint32_t b, uint32_t *lo)
  * 2^-9 and 2^-10 for the longer batches -- the thresholds follow
  * Brackett-Rozinsky & Lemire (2024, Sec. 5), which found them fastest. */
 #define RFI_BATCH_STEPS_MAX 6
-static inline size_t rfi_batch_len(uint64_t b)
+/* Steps in the batch that starts at bound b, and in *U an upper bound on the
+ * product of its bounds (b <= 2^s and k steps give at most 2^(s*k)). */
+static inline size_t rfi_batch_len(uint64_t b, uint64_t *U)
 {
     size_t k;
-    if (b > (UINT64_C(1) << 30))
+    if (b > (UINT64_C(1) << 30)) {
         k = 1;
-    else if (b > (UINT64_C(1) << 19))
+        *U = b;
+    } else if (b > (UINT64_C(1) << 19)) {
         k = 2;
-    else if (b > (UINT64_C(1) << 14))
+        *U = UINT64_C(1) << 60;
+    } else if (b > (UINT64_C(1) << 14)) {
         k = 3;
-    else if (b > (UINT64_C(1) << 11))
+        *U = UINT64_C(1) << 57;
+    } else if (b > (UINT64_C(1) << 11)) {
         k = 4;
-    else if (b > (UINT64_C(1) << 9))
+        *U = UINT64_C(1) << 56;
+    } else if (b > (UINT64_C(1) << 9)) {
         k = 5;
-    else
+        *U = UINT64_C(1) << 55;
+    } else {
         k = 6;
+        *U = UINT64_C(1) << 54;
+    }
     return k < b - 1 ? k : (size_t)(b - 1);
 }
 

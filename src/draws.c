@@ -10,17 +10,15 @@
     size_t m = 0;                                                                 \
     while (m < want && t + 1 < n) {                                               \
         const uint64_t b = n - t;                                                 \
-        const size_t k = rfi_batch_len(b);                                        \
-        uint64_t bounds[RFI_BATCH_STEPS_MAX];                                     \
-        for (size_t i = 0; i < k; i++)                                            \
-            bounds[i] = b - i;                                                    \
+        uint64_t U;                                                               \
+        const size_t k = rfi_batch_len(b, &U);                                    \
         switch (k) { /* constant k per case: the batch loops unroll */           \
-        case 6: rfi_lemire64_batch(NEXT, CTX, bounds, 6, d + m); break;           \
-        case 5: rfi_lemire64_batch(NEXT, CTX, bounds, 5, d + m); break;           \
-        case 4: rfi_lemire64_batch(NEXT, CTX, bounds, 4, d + m); break;           \
-        case 3: rfi_lemire64_batch(NEXT, CTX, bounds, 3, d + m); break;           \
-        case 2: rfi_lemire64_batch(NEXT, CTX, bounds, 2, d + m); break;           \
-        default: rfi_lemire64_batch(NEXT, CTX, bounds, 1, d + m); break;          \
+        case 6: rfi_lemire64_falling(NEXT, CTX, b, 6, U, d + m); break;           \
+        case 5: rfi_lemire64_falling(NEXT, CTX, b, 5, U, d + m); break;           \
+        case 4: rfi_lemire64_falling(NEXT, CTX, b, 4, U, d + m); break;           \
+        case 3: rfi_lemire64_falling(NEXT, CTX, b, 3, U, d + m); break;           \
+        case 2: rfi_lemire64_falling(NEXT, CTX, b, 2, U, d + m); break;           \
+        default: rfi_lemire64_falling(NEXT, CTX, b, 1, U, d + m); break;          \
         }                                                                         \
         m += k;                                                                   \
         t += k;                                                                   \
@@ -112,7 +110,8 @@ static size_t steps_source(const rf_source *s, uint64_t n, uint64_t t, size_t wa
      * so that the count returned matches the real generators'. */
     size_t m = 0;
     while (m < want && t + 1 < n) {
-        const size_t k = rfi_batch_len(n - t);
+        uint64_t U;
+        const size_t k = rfi_batch_len(n - t, &U);
         for (size_t i = 0; i < k; i++)
             d[m + i] = s->below(s->ctx, n - t - i);
         m += k;

@@ -130,6 +130,47 @@ static void batch_8bit_every_tuple(void **state)
         batch_tuples(b, 0, k, 1);
 }
 
+/* The falling form at 8 bits: for every b and k whose falling product P fits,
+ * and upper bounds U = P, P + 1 and 255, every tuple comes from exactly
+ * floor(256 / P) words and 256 mod P words are rejected -- the same words as
+ * the general form (checked word by word). */
+static void falling_8bit_every_case(void **state)
+{
+    (void)state;
+    for (unsigned b = 2; b <= 255; b++) {
+        unsigned P = 1;
+        for (size_t k = 1; k <= 8 && k < b; k++) {
+            P *= b - (unsigned)(k - 1);
+            if (P > 255)
+                break;
+            const unsigned Us[3] = {P, P + 1 <= 255 ? P + 1 : P, 255};
+            for (int u = 0; u < 3; u++) {
+                unsigned count[256] = {0}, rejected = 0;
+                for (unsigned x = 0; x < 256; x++) {
+                    struct one_word w = {x, 255, 0}, v = {x, 255, 0};
+                    uint8_t out[8], ref[8], bb[8];
+                    for (size_t i = 0; i < k; i++)
+                        bb[i] = (uint8_t)(b - i);
+                    w8_falling(next8, &w, (uint8_t)b, k, (uint8_t)Us[u], out);
+                    w8_batch(next8, &v, bb, k, ref);
+                    assert_int_equal(w.calls, v.calls);
+                    assert_memory_equal(out, ref, k);
+                    unsigned idx = 0;
+                    for (size_t i = 0; i < k; i++)
+                        idx = idx * (b - (unsigned)i) + out[i];
+                    if (w.calls == 1)
+                        count[idx]++;
+                    else
+                        rejected++;
+                }
+                for (unsigned i = 0; i < P; i++)
+                    assert_int_equal(count[i], 256 / P);
+                assert_int_equal(rejected, 256 % P);
+            }
+        }
+    }
+}
+
 static void single_16bit_bounds(void **state)
 {
     (void)state;
@@ -176,7 +217,8 @@ static void batch64_matches_definition(void **state)
                                700, 200, 7, UINT64_C(1) << 40};
     for (size_t f = 0; f < sizeof firsts / sizeof firsts[0]; f++) {
         const uint64_t b0 = firsts[f];
-        const size_t k = rfi_batch_len(b0);
+        uint64_t U;
+        const size_t k = rfi_batch_len(b0, &U);
         uint64_t bounds[6];
         unsigned __int128 P = 1;
         for (size_t i = 0; i < k; i++) {
@@ -190,6 +232,12 @@ static void batch64_matches_definition(void **state)
             struct words src = {ws, 0};
             uint64_t out[6];
             rfi_lemire64_batch(next_word, &src, bounds, k, out);
+            /* the falling form with its schedule bound gives the same draws */
+            struct words src2 = {ws, 0};
+            uint64_t out2[6];
+            rfi_lemire64_falling(next_word, &src2, b0, k, U, out2);
+            assert_int_equal(src2.i, src.i);
+            assert_memory_equal(out2, out, k * sizeof out[0]);
             /* the definition: first accepted word */
             const unsigned __int128 two64 = (unsigned __int128)1 << 64;
             const unsigned __int128 t = two64 % P;
@@ -282,6 +330,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(single_8bit_every_bound),
         cmocka_unit_test(batch_8bit_every_tuple),
+        cmocka_unit_test(falling_8bit_every_case),
         cmocka_unit_test(single_16bit_bounds),
         cmocka_unit_test(batch_16bit_pairs),
         cmocka_unit_test(batch64_matches_definition),
