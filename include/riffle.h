@@ -428,6 +428,71 @@ RF_API void rf_shuffle_swap(rf_rng *g, size_t n, rf_swap_fn swap, void *ctx);
 RF_API void rf_shuffle_partial(rf_rng *g, void *base, size_t n, size_t k, size_t size);
 
 /* ------------------------------------------------------------------------ */
+/* Large arrays                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* Beyond the caches, Fisher-Yates waits on one cache miss per element.  The
+ * bucket shuffle (Sanders, "Random permutation on parallel and external memory
+ * machines", IPL 1998) avoids that: every element gets an independent uniform
+ * bucket out of B, the elements are scattered into their buckets (input order
+ * kept inside a bucket), and each bucket -- small enough for the L2 cache --
+ * is copied back to its place and shuffled there with rf_shuffle.  Every one of the n! orderings
+ * is exactly equally likely (proof in src/shuffle_bucket.c; exact enumeration
+ * in tests/test_bucket.c).  It is a different permutation from rf_shuffle's
+ * for the same generator state.
+ *
+ * Output contract: the permutation is a function of the generator state and n
+ * only -- not of the element size, the thread count, the machine or its cache
+ * sizes.  B = 2^k with k the smallest integer >= 0 such that n <= 2^(17+k),
+ * at most 2^12 = 4096 (buckets of at most 2^17 elements -- 1 MiB of 8-byte
+ * elements, about half of a 2 MiB L2 -- up to n = 2^29).  The random numbers
+ * (part of the stream contract, pinned by tests/test_bucket.c):
+ *   - key = 32 bytes of rf_rng_fill(g): g advances by exactly 4 words;
+ *   - the buckets of elements [b*2^16, (b+1)*2^16) (block b) come from the
+ *     substream rf_rng_init(kind, key, stream = b): each 64-bit word gives
+ *     floor(64/k) buckets as k-bit digits, most significant first (Lemire's
+ *     multiply by 2^k, never rejected), one element after another;
+ *   - bucket j is shuffled by rf_shuffle with the substream
+ *     rf_rng_init(kind, key, stream = 2^63 + j).
+ * With B = 1 (n <= 2^17) this is rf_shuffle with substream 2^63: no scratch.
+ * A generator of kind RF_RNG_SOURCE has no key: every draw comes from g
+ * itself, one rf_below(g, B) per element in input order, then the buckets'
+ * rf_shuffle in bucket order (one thread; this path allocates 2n bytes).
+ * n < 2 or size 0 is a no-op that draws nothing. */
+
+/* Bytes of scratch rf_shuffle_bucket and rf_shuffle_parallel need for n
+ * elements of `size` bytes: n * size plus bookkeeping (at most n/32 bytes +
+ * 700 KiB; about 1 MB at n = 10^8); 0 when n <= 2^17 (none is used);
+ * SIZE_MAX if that does not fit in size_t. */
+RF_API size_t rf_shuffle_bucket_scratch_size(size_t n, size_t size);
+
+/* Shuffle n elements of `size` bytes at base with the bucket shuffle on the
+ * calling thread.  scratch: rf_shuffle_bucket_scratch_size(n, size) bytes that
+ * do not overlap base, any alignment, contents ignored and left unspecified;
+ * or NULL, and the library maps its own (with huge pages where the kernel
+ * offers them) and unmaps it before returning -- convenient, but faulting in
+ * fresh memory can cost more than the shuffle itself (docs/BENCHMARKS_BIG.md):
+ * reuse one buffer for repeated large shuffles.  Allocates nothing else,
+ * except 2n bytes for an RF_RNG_SOURCE generator.  Returns RF_OK; RF_ENOMEM
+ * if a needed allocation fails, RF_ERANGE if the scratch size overflows (both
+ * before anything is drawn or moved); RF_ECRYPTO (base untouched) if
+ * libsodium cannot start.
+ * Same output as rf_shuffle_parallel with any thread count. */
+RF_API RF_NODISCARD rf_status rf_shuffle_bucket(rf_rng *g, void *base, size_t n, size_t size,
+                                                void *scratch);
+
+/* The bucket shuffle on `threads` threads (POSIX threads; 0 = one per online
+ * CPU; at most 64), with the calling thread as one of them.  The output is
+ * exactly rf_shuffle_bucket's for the same generator state, whatever the
+ * thread count.  Scratch as for rf_shuffle_bucket; besides, each thread after
+ * the first allocates 144 bytes per bucket of bookkeeping, and if that or a
+ * thread cannot be had, the calling thread does the work instead (same
+ * output).  Returns as rf_shuffle_bucket.  The array, the scratch and g must
+ * not be touched by other threads during the call. */
+RF_API RF_NODISCARD rf_status rf_shuffle_parallel(rf_rng *g, void *base, size_t n, size_t size,
+                                                  unsigned threads, void *scratch);
+
+/* ------------------------------------------------------------------------ */
 /* Decks                                                                    */
 /* ------------------------------------------------------------------------ */
 
