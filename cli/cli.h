@@ -1,0 +1,58 @@
+/* cli.h -- what the files of the riffle program share.  The program uses only
+ * the public headers riffle.h and riffle_io.h. */
+#ifndef RIFFLE_CLI_H
+#define RIFFLE_CLI_H
+
+#include <stdint.h>
+
+#include "riffle.h"
+
+/* Exit statuses, as shuf's. */
+#define CLI_OK 0
+#define CLI_FAIL 1
+/* Returned by option parsers when the command should go on. */
+#define CLI_CONTINUE (-1)
+
+/* Name in messages: "riffle", or "shuf" when invoked under that name. */
+extern const char *cli_prog;
+
+/* "prog: message\n" on stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* cli_error, then "Try 'prog --help' for more information."; returns 1.
+ * `cmd` names a subcommand for the hint ("deal"), or NULL. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The hint line alone (after getopt has printed its own message); returns 1. */
+int cli_try_help(const char *cmd);
+/* Write text to stdout and check that it got there (--help, --version):
+ * returns 0, or prints "prog: write error: ..." and returns 1. */
+int cli_print_stdout(const char *text);
+
+/* 'text' with quotes and unprintables escaped, as coreutils quotes in the C
+ * locale.  Never NULL. */
+const char *cli_quote(const char *s);
+
+/* Parse an unsigned decimal count the way coreutils' xstrtoumax does for shuf:
+ * leading blanks and '+' allowed, no sign '-', no suffix.  A value too large
+ * for uint64 saturates to UINT64_MAX and sets *overflow.  Returns 0 on success,
+ * -1 if s is not a number. */
+int cli_parse_u64(const char *s, uint64_t *v, int *overflow);
+
+/* How the generator is chosen (--seed, --rng, --random-source). */
+struct cli_rng_opts {
+    const char *seed;          /* NULL: none */
+    const char *rng_name;      /* NULL: chacha20 */
+    const char *random_source; /* NULL: none */
+};
+
+/* Validate --rng early (a usage error).  Returns 0 or 1 after a message. */
+int cli_rng_check(const struct cli_rng_opts *o, const char *cmd);
+/* Build the generator.  Returns g (in *storage) or one from rf_rng_new_os, or
+ * NULL after printing an error.  Release with cli_rng_release. */
+rf_rng *cli_rng_make(const struct cli_rng_opts *o, rf_rng *storage);
+void cli_rng_release(rf_rng *g, rf_rng *storage);
+
+/* Subcommands and modes. */
+int cli_shuf_main(int argc, char **argv, int shuf_mode);
+int cli_deal_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,121 @@
+/*
+ * cli_seed.c -- choosing the generator from --seed, --rng and --random-source.
+ *
+ *   --seed=S           S all decimal digits and at most UINT64_MAX: the integer
+ *                      seed rf_rng_seed_u64(S); anything else: the string seed
+ *                      rf_rng_seed_string(S) (so "007" is the integer 7, and
+ *                      "x7" or "-1" are strings).
+ *   --random-source=F  the first 32 bytes of F are the generator key.
+ *   neither            OS entropy (rf_rng_new_os for ChaCha20, else a key from
+ *                      rf_seed_os).
+ *   --rng=NAME         the generator kind (rf_rng_kind_parse); ChaCha20 default.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static rf_rng_kind kind_of(const struct cli_rng_opts *o)
+{
+    rf_rng_kind k = RF_RNG_CHACHA20;
+    if (o->rng_name && rf_rng_kind_parse(o->rng_name, &k) != RF_OK)
+        k = RF_RNG_CHACHA20; /* rejected earlier by cli_rng_check */
+    return k;
+}
+
+int cli_rng_check(const struct cli_rng_opts *o, const char *cmd)
+{
+    rf_rng_kind k;
+    if (o->rng_name && rf_rng_kind_parse(o->rng_name, &k) != RF_OK)
+        return cli_usage(cmd, "invalid generator %s (chacha20, xoshiro256++ or pcg64)",
+                         cli_quote(o->rng_name));
+    if (o->seed && o->random_source)
+        return cli_usage(cmd, "--seed and --random-source cannot be combined");
+    return CLI_OK;
+}
+
+/* "S is a uint64 in decimal": digits only, value in range. */
+static int integer_seed(const char *s, uint64_t *v)
+{
+    if (!*s)
+        return 0;
+    uint64_t x = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+        const unsigned d = (unsigned)(*s - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return 0;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 1;
+}
+
+/* Read exactly RF_KEY_BYTES from the file, with shuf's messages. */
+static int read_key_file(const char *path, uint8_t key[RF_KEY_BYTES])
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("%s: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t got = 0;
+    while (got < RF_KEY_BYTES) {
+        const ssize_t k = read(fd, key + got, RF_KEY_BYTES - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            cli_error("%s: read error: %s", cli_quote(path), strerror(errno));
+            close(fd);
+            return -1;
+        }
+        if (k == 0) {
+            cli_error("%s: end of file", cli_quote(path));
+            close(fd);
+            return -1;
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+    return 0;
+}
+
+static rf_rng *fail(rf_status s)
+{
+    cli_error("cannot start the random generator: %s", rf_strerror(s));
+    return NULL;
+}
+
+rf_rng *cli_rng_make(const struct cli_rng_opts *o, rf_rng *storage)
+{
+    const rf_rng_kind kind = kind_of(o);
+    uint8_t key[RF_KEY_BYTES];
+    uint64_t v;
+    rf_status s;
+    if (o->seed && integer_seed(o->seed, &v))
+        s = rf_rng_seed_u64(storage, kind, v);
+    else if (o->seed)
+        s = rf_rng_seed_string(storage, kind, o->seed, strlen(o->seed));
+    else if (o->random_source) {
+        if (read_key_file(o->random_source, key) != 0)
+            return NULL;
+        s = rf_rng_init(storage, kind, key, 0);
+    } else if (kind == RF_RNG_CHACHA20) {
+        rf_rng *g = rf_rng_new_os(&s);
+        return g ? g : fail(s);
+    } else {
+        s = rf_seed_os(key);
+        if (s == RF_OK)
+            s = rf_rng_init(storage, kind, key, 0);
+    }
+    return s == RF_OK ? storage : fail(s);
+}
+
+void cli_rng_release(rf_rng *g, rf_rng *storage)
+{
+    if (g && g != storage)
+        rf_rng_free(g);
+}

@@ -1,0 +1,455 @@
+/*
+ * cmd_deal.c -- `riffle deal`: deal a freshly shuffled deck to hands with the
+ * library's deck (rf_deck_deal_n).
+ *
+ * Deal order (part of the seeded output contract, pinned by
+ * tests/cli_deal.bats): the deck starts in order -- spades, hearts, diamonds,
+ * clubs, each A 2 .. 10 J Q K, then the black and the red joker -- or in the
+ * order of a custom deck; cards are dealt one at a time round the table, card
+ * j of the deal going to hand j mod H for the first H*C cards, and the next K
+ * cards go to the kitty (the board in hold'em).  Any fixed assignment of a
+ * uniformly dealt sequence is uniform; round the table is how people deal.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "riffle_io.h"
+
+#define STD_CARDS 52
+#define MAX_NAME 32
+
+enum { OPT_SEED = 256, OPT_RNG, OPT_HELP, OPT_PLAYERS, OPT_DECK_FILE, OPT_PRESET };
+
+struct deal_opts {
+    unsigned deck;          /* 52 or 54 for the standard decks, 0 custom */
+    const char *deck_file;
+    char **cards;           /* custom cards from the arguments */
+    int n_cards;
+    uint64_t hands, per_hand, kitty;
+    int have_hands, have_per_hand, have_kitty;
+    const char *preset;
+    int unicode, json;
+    struct cli_rng_opts rng;
+};
+
+/* A deck ready to deal: names of the cards in deck order. */
+struct table {
+    char **names;
+    size_t n;
+    rf_records custom; /* storage of a --deck-file deck */
+    const char *hand_label; /* "hand" / "player"; NULL: seat names */
+    const char *kitty_label;
+};
+
+static const char *const seats[4] = {"North", "East", "South", "West"};
+
+static int deal_help(void)
+{
+    return cli_print_stdout(
+        "Usage: riffle deal [OPTION]... [CARD]...\n"
+        "Deal a freshly shuffled deck of cards to hands.\n"
+        "\n"
+        "With no options, deal a 52-card deck to 4 hands of 13 cards.  CARD arguments\n"
+        "make a custom deck of those cards.\n"
+        "\n"
+        "  -d, --deck=N           52 (default) or 54 (with two jokers: BJ and RJ)\n"
+        "  -f, --deck-file=FILE   custom deck: one card per line of FILE\n"
+        "  -H, --hands=N          number of hands (default 4)\n"
+        "      --players=N        the same as --hands\n"
+        "  -c, --cards=N          cards per hand (default: the deck, less any --kitty,\n"
+        "                           divided evenly)\n"
+        "  -k, --kitty=N          cards dealt to the kitty after the hands\n"
+        "                           (default: all the cards left over)\n"
+        "  -p, --preset=NAME      bridge     4 hands of 13 (North East South West)\n"
+        "                         holdem     --players (default 6) x 2, and a 5-card board\n"
+        "                         doudizhu   54 cards: 3 hands of 17 and a 3-card kitty\n"
+        "  -u, --unicode          suit symbols: A\u2660 K\u2665 10\u2666 2\u2663\n"
+        "  -j, --json             JSON output\n"
+        "      --seed=S           reproducible deal (S: decimal integer or any string)\n"
+        "      --rng=NAME         generator: chacha20 (default), xoshiro256++, pcg64\n"
+        "      --help             display this help and exit\n"
+        "\n"
+        "Cards are dealt one at a time round the table, then to the kitty.  Without\n"
+        "--seed the deck is shuffled by ChaCha20 keyed from the operating system.\n");
+}
+
+static const struct option deal_longopts[] = {
+    {"deck", required_argument, NULL, 'd'},
+    {"deck-file", required_argument, NULL, 'f'},
+    {"hands", required_argument, NULL, 'H'},
+    {"players", required_argument, NULL, OPT_PLAYERS},
+    {"cards", required_argument, NULL, 'c'},
+    {"kitty", required_argument, NULL, 'k'},
+    {"preset", required_argument, NULL, 'p'},
+    {"unicode", no_argument, NULL, 'u'},
+    {"json", no_argument, NULL, 'j'},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"rng", required_argument, NULL, OPT_RNG},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static int number(const char *arg, const char *what, uint64_t *v, int *have)
+{
+    int over;
+    if (cli_parse_u64(arg, v, &over) != 0 || over)
+        return cli_usage("deal", "invalid %s: %s", what, cli_quote(arg));
+    *have = 1;
+    return CLI_CONTINUE;
+}
+
+static int on_deal_option(struct deal_opts *o, int c, const char *arg)
+{
+    uint64_t v;
+    int dummy;
+    switch (c) {
+    case 'd':
+        if (number(arg, "deck", &v, &dummy) != CLI_CONTINUE)
+            return CLI_FAIL;
+        if (v != 52 && v != 54)
+            return cli_usage("deal", "invalid deck: %s (52 or 54)", cli_quote(arg));
+        o->deck = (unsigned)v;
+        return CLI_CONTINUE;
+    case 'f':
+        o->deck_file = arg;
+        return CLI_CONTINUE;
+    case 'H':
+    case OPT_PLAYERS:
+        return number(arg, "number of hands", &o->hands, &o->have_hands);
+    case 'c':
+        return number(arg, "number of cards", &o->per_hand, &o->have_per_hand);
+    case 'k':
+        return number(arg, "kitty size", &o->kitty, &o->have_kitty);
+    case 'p':
+        o->preset = arg;
+        return CLI_CONTINUE;
+    case 'u':
+        o->unicode = 1;
+        return CLI_CONTINUE;
+    case 'j':
+        o->json = 1;
+        return CLI_CONTINUE;
+    case OPT_SEED:
+        o->rng.seed = arg;
+        return CLI_CONTINUE;
+    case OPT_RNG:
+        o->rng.rng_name = arg;
+        return CLI_CONTINUE;
+    case OPT_HELP:
+        return deal_help();
+    default:
+        return cli_try_help("deal");
+    }
+}
+
+/* Presets fill what the user did not set. */
+static int apply_preset(struct deal_opts *o, struct table *t)
+{
+    t->hand_label = "hand";
+    t->kitty_label = "kitty";
+    if (!o->preset)
+        return CLI_CONTINUE;
+    uint64_t hands, per, kitty;
+    if (strcmp(o->preset, "bridge") == 0) {
+        o->deck = o->deck ? o->deck : 52;
+        hands = 4, per = 13, kitty = 0;
+        t->hand_label = NULL;
+    } else if (strcmp(o->preset, "holdem") == 0) {
+        o->deck = o->deck ? o->deck : 52;
+        hands = 6, per = 2, kitty = 5;
+        t->hand_label = "player";
+        t->kitty_label = "board";
+    } else if (strcmp(o->preset, "doudizhu") == 0) {
+        o->deck = o->deck ? o->deck : 54;
+        hands = 3, per = 17, kitty = 3;
+        t->hand_label = "player";
+    } else {
+        return cli_usage("deal", "unknown preset %s (bridge, holdem or doudizhu)",
+                         cli_quote(o->preset));
+    }
+    if (!o->have_hands)
+        o->hands = hands, o->have_hands = 1;
+    if (!o->have_per_hand)
+        o->per_hand = per, o->have_per_hand = 1;
+    if (!o->have_kitty)
+        o->kitty = kitty, o->have_kitty = 1;
+    if (o->hands != 4)
+        t->hand_label = t->hand_label ? t->hand_label : "hand";
+    return CLI_CONTINUE;
+}
+
+static char *standard_name(size_t card, int unicode)
+{
+    static const char *const ranks[13] = {"A", "2", "3", "4", "5", "6", "7",
+                                          "8", "9", "10", "J", "Q", "K"};
+    static const char *const letters[4] = {"S", "H", "D", "C"};
+    static const char *const symbols[4] = {"\u2660", "\u2665", "\u2666", "\u2663"};
+    char buf[MAX_NAME];
+    if (card >= STD_CARDS) {
+        const int red = card > STD_CARDS;
+        if (unicode) /* U+1F0CF PLAYING CARD BLACK JOKER, U+1F0BF ... RED JOKER */
+            snprintf(buf, sizeof buf, "%s", red ? "\U0001F0BF" : "\U0001F0CF");
+        else
+            snprintf(buf, sizeof buf, "%s", red ? "RJ" : "BJ");
+    } else {
+        snprintf(buf, sizeof buf, "%s%s", ranks[card % 13],
+                 unicode ? symbols[card / 13] : letters[card / 13]);
+    }
+    return strdup(buf);
+}
+
+static int standard_deck(struct table *t, unsigned n, int unicode)
+{
+    t->names = calloc(n, sizeof *t->names);
+    if (!t->names)
+        return -1;
+    t->n = n;
+    for (size_t i = 0; i < n; i++)
+        if (!(t->names[i] = standard_name(i, unicode)))
+            return -1;
+    return 0;
+}
+
+static int names_from_args(struct table *t, char **cards, int n)
+{
+    t->names = calloc((size_t)n, sizeof *t->names);
+    if (!t->names)
+        return -1;
+    for (int i = 0; i < n; i++)
+        if (!(t->names[t->n++] = strdup(cards[i])))
+            return -1;
+    return 0;
+}
+
+/* One card per line; empty lines are skipped. */
+static int names_from_file(struct table *t, const char *path)
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int e = fd < 0 ? errno : rf_records_add_fd(&t->custom, fd);
+    if (fd >= 0)
+        close(fd);
+    if (!e)
+        e = rf_records_index(&t->custom);
+    if (!e && !(t->names = calloc(t->custom.n ? t->custom.n : 1, sizeof *t->names)))
+        e = ENOMEM;
+    for (size_t i = 0; !e && i < t->custom.n; i++) {
+        const uint64_t off = t->custom.offs[i];
+        const size_t len = rf_records_length(&t->custom, off);
+        if (len == 0)
+            continue;
+        if (!(t->names[t->n++] = strndup((const char *)t->custom.data + off, len)))
+            e = ENOMEM;
+    }
+    if (e)
+        cli_error("%s: %s", path, strerror(e));
+    return e ? -2 : 0;
+}
+
+static int build_deck(struct deal_opts *o, struct table *t)
+{
+    int r;
+    if (o->deck_file)
+        r = names_from_file(t, o->deck_file);
+    else if (o->n_cards > 0)
+        r = names_from_args(t, o->cards, o->n_cards);
+    else
+        r = standard_deck(t, o->deck ? o->deck : STD_CARDS, o->unicode);
+    if (r == -1)
+        cli_error("memory exhausted");
+    if (r == 0 && t->n == 0) {
+        cli_error("the deck is empty");
+        r = -1;
+    }
+    return r == 0 ? 0 : -1;
+}
+
+static void free_table(struct table *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->names[i]);
+    free(t->names);
+    rf_records_free(&t->custom);
+}
+
+/* Hands, cards per hand and kitty against the deck size. */
+static int plan(struct deal_opts *o, size_t deck)
+{
+    if (!o->have_hands)
+        o->hands = 4;
+    if (o->hands == 0)
+        return cli_usage("deal", "the number of hands must be at least 1");
+    const uint64_t kitty = o->have_kitty ? o->kitty : 0;
+    if (!o->have_per_hand) /* what is left after the kitty, evenly */
+        o->per_hand = (kitty <= deck ? deck - kitty : 0) / o->hands;
+    if (o->hands > deck || o->per_hand > deck || kitty > deck ||
+        o->hands * o->per_hand + kitty > deck)
+        return cli_usage("deal",
+                         "cannot deal %llu hands of %llu cards and a kitty of %llu "
+                         "from a deck of %zu",
+                         (unsigned long long)o->hands, (unsigned long long)o->per_hand,
+                         (unsigned long long)kitty, deck);
+    if (!o->have_kitty)
+        o->kitty = deck - o->hands * o->per_hand;
+    return CLI_CONTINUE;
+}
+
+static void hand_name(const struct table *t, const struct deal_opts *o, size_t h, char *buf,
+                      size_t len)
+{
+    if (!t->hand_label && o->hands == 4)
+        snprintf(buf, len, "%s", seats[h]);
+    else
+        snprintf(buf, len, "%s %zu", t->hand_label ? t->hand_label : "hand", h + 1);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        const unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* The cards of hand h (or of the kitty when h == hands) from the dealt order. */
+static void print_cards(FILE *f, const struct table *t, const struct deal_opts *o,
+                        const size_t *dealt, size_t h, int json)
+{
+    const size_t hands = (size_t)o->hands;
+    const size_t count = h < hands ? (size_t)o->per_hand : (size_t)o->kitty;
+    for (size_t i = 0; i < count; i++) {
+        const size_t j = h < hands ? i * hands + h : hands * (size_t)o->per_hand + i;
+        if (i)
+            fputs(json ? ", " : " ", f);
+        if (json)
+            json_string(f, t->names[dealt[j]]);
+        else
+            fputs(t->names[dealt[j]], f);
+    }
+}
+
+static void print_text(const struct table *t, const struct deal_opts *o, const size_t *dealt)
+{
+    char name[MAX_NAME];
+    int width = (int)strlen(t->kitty_label);
+    for (size_t h = 0; h < o->hands; h++) {
+        hand_name(t, o, h, name, sizeof name);
+        width = (int)strlen(name) > width ? (int)strlen(name) : width;
+    }
+    for (size_t h = 0; h <= o->hands; h++) {
+        if (h == o->hands && o->kitty == 0)
+            break;
+        if (h < o->hands)
+            hand_name(t, o, h, name, sizeof name);
+        else
+            snprintf(name, sizeof name, "%s", t->kitty_label);
+        printf("%s:%*s", name, width + 1 - (int)strlen(name), "");
+        print_cards(stdout, t, o, dealt, h, 0);
+        putchar('\n');
+    }
+}
+
+static void print_json(const struct table *t, const struct deal_opts *o, const size_t *dealt)
+{
+    char name[MAX_NAME];
+    printf("{\n  \"deck\": %zu,\n  \"hands\": [\n", t->n);
+    for (size_t h = 0; h < o->hands; h++) {
+        hand_name(t, o, h, name, sizeof name);
+        printf("    {\"name\": \"%s\", \"cards\": [", name);
+        print_cards(stdout, t, o, dealt, h, 1);
+        printf("]}%s\n", h + 1 < o->hands ? "," : "");
+    }
+    printf("  ],\n  \"kitty\": {\"name\": \"%s\", \"cards\": [", t->kitty_label);
+    print_cards(stdout, t, o, dealt, (size_t)o->hands, 1);
+    printf("]}\n}\n");
+}
+
+static int deal_and_print(const struct table *t, const struct deal_opts *o, rf_rng *g)
+{
+    const size_t total = (size_t)(o->hands * o->per_hand + o->kitty);
+    size_t *deck_cards = malloc(t->n * sizeof *deck_cards);
+    size_t *dealt = malloc((total ? total : 1) * sizeof *dealt);
+    int status = CLI_FAIL;
+    if (!deck_cards || !dealt) {
+        cli_error("memory exhausted");
+        goto done;
+    }
+    rf_deck deck;
+    rf_deck_init(&deck, deck_cards, t->n);
+    const rf_status s = rf_deck_deal_n(&deck, g, total, dealt);
+    if (s != RF_OK) {
+        cli_error("%s", rf_strerror(s));
+        goto done;
+    }
+    if (o->json)
+        print_json(t, o, dealt);
+    else
+        print_text(t, o, dealt);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        if (errno != EPIPE)
+            cli_error("write error: %s", strerror(errno));
+        goto done;
+    }
+    status = CLI_OK;
+done:
+    free(deck_cards);
+    free(dealt);
+    return status;
+}
+
+static int parse_deal(int argc, char **argv, struct deal_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (;;) {
+        const int c = getopt_long(argc, argv, "d:f:H:c:k:p:uj", deal_longopts, NULL);
+        if (c == -1)
+            break;
+        const int r = on_deal_option(o, c, optarg);
+        if (r != CLI_CONTINUE)
+            return r;
+    }
+    o->cards = argv + optind;
+    o->n_cards = argc - optind;
+    if (o->n_cards > 0 && (o->deck_file || o->deck))
+        return cli_usage("deal", "CARD arguments cannot be combined with --deck or --deck-file");
+    if (o->deck_file && o->deck)
+        return cli_usage("deal", "--deck and --deck-file cannot be combined");
+    return cli_rng_check(&o->rng, "deal") == CLI_OK ? CLI_CONTINUE : CLI_FAIL;
+}
+
+int cli_deal_main(int argc, char **argv)
+{
+    struct deal_opts o;
+    struct table t;
+    memset(&t, 0, sizeof t);
+    rf_records_init(&t.custom, '\n');
+    int status = parse_deal(argc, argv, &o);
+    if (status == CLI_CONTINUE)
+        status = apply_preset(&o, &t);
+    if (status != CLI_CONTINUE)
+        return status;
+    status = CLI_FAIL;
+    if (build_deck(&o, &t) != 0 || plan(&o, t.n) != CLI_CONTINUE)
+        goto done;
+    rf_rng storage;
+    rf_rng *g = cli_rng_make(&o.rng, &storage);
+    if (g) {
+        status = deal_and_print(&t, &o, g);
+        cli_rng_release(g, &storage);
+    }
+done:
+    free_table(&t);
+    return status;
+}

@@ -1,0 +1,480 @@
+/*
+ * cmd_sample.c -- `riffle sample -n K`: K records of the input chosen
+ * uniformly without replacement, in one pass over a stream of unknown length
+ * with memory for the K kept records only.
+ *
+ * Order contract (seeded runs; pinned by tests/cli_sample.bats):
+ *   unweighted: every record is offered, in input order, to Li's Algorithm L
+ *     (rf_reservoir_offer), which says which of the K slots it replaces; at the
+ *     end the filled slots are put in random order by rf_shuffle of the slot
+ *     numbers with the same generator -- or, with --keep-order, in input
+ *     order (no draw).  So --keep-order prints the same records as the random
+ *     order, sorted back into input order.
+ *   weighted (--weights): A-ExpJ (rf_wsample) with K slots; the records come
+ *     out in the sampler's order (successive weighted draws without
+ *     replacement), or in input order with --keep-order.  Zero weights are
+ *     never offered.  Until K positive-weight records have arrived they are
+ *     only buffered, then offered in arrival order to a sampler of K slots (or
+ *     of all of them at the end of a shorter input): the first K offers of
+ *     A-ExpJ just fill its slots, so the draws are the same as with a sampler
+ *     made up front, while the memory stays O(min(K, input)) even for a huge K.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd_numbers.h"
+#include "riffle_io.h"
+#include "riffle_perm.h"
+
+#define SAMPLE_OUT_BUFFER ((size_t)1 << 16)
+
+enum { OPT_SEED = 256, OPT_RNG, OPT_RANDOM_SOURCE, OPT_HELP };
+
+struct sample_opts {
+    uint64_t count;
+    int have_count;
+    int keep_order;
+    size_t field;     /* 1-based weight field; 0: unweighted */
+    int field_delim;  /* byte separating fields, or -1 for runs of blanks */
+    unsigned char delim;
+    struct cli_rng_opts rng;
+    char **files;
+    int n_files;
+};
+
+/* A kept record: a copy of its bytes, its input position and weight. */
+struct kept {
+    char *data;
+    size_t len, cap;
+    uint64_t pos;
+    double weight;
+};
+
+struct pool {
+    struct kept *items;
+    size_t n, cap;
+};
+
+/* What the reading loop feeds. */
+struct sampler {
+    const struct sample_opts *o;
+    rf_rng *g;
+    size_t k;
+    struct pool pool;
+    rf_reservoir res;
+    rf_wsample *ws; /* weighted, once K positive records were seen */
+    char *field;    /* scratch copy of a weight field */
+    size_t field_cap;
+};
+
+static int sample_help(void)
+{
+    return cli_print_stdout(
+        "Usage: riffle sample -n K [OPTION]... [FILE]...\n"
+        "Write K lines of the input chosen uniformly at random without replacement\n"
+        "(every K-subset of the lines equally likely; all lines if there are fewer),\n"
+        "in random order.  One pass, memory for K lines: works on endless streams.\n"
+        "\n"
+        "With no FILE, or when FILE is -, read standard input.  Several FILEs are\n"
+        "read one after another, as one input.  Equal lines count separately.\n"
+        "\n"
+        "  -n, --count=K          the number of lines to choose\n"
+        "  -k, --keep-order       print the chosen lines in input order\n"
+        "      --sorted           the same as --keep-order\n"
+        "  -w, --weights=FIELD    weighted sampling: field FIELD (from 1) of each line\n"
+        "                           is its weight, a number >= 0; each pick chooses\n"
+        "                           among the lines left with probability proportional\n"
+        "                           to weight, and zero weights are never chosen\n"
+        "  -d, --delimiter=C      with --weights: fields are separated by the byte C\n"
+        "                           (default: runs of blanks)\n"
+        "  -z, --zero-terminated  line delimiter is NUL, not newline\n"
+        "      --seed=S           reproducible output (S: decimal integer or any string)\n"
+        "      --rng=NAME         generator: chacha20 (default), xoshiro256++, pcg64\n"
+        "      --random-source=FILE  use the first 32 bytes of FILE as the key\n"
+        "      --help             display this help and exit\n"
+        "\n"
+        "Algorithms: reservoir sampling with geometric skips (Li's Algorithm L),\n"
+        "weighted sampling by Efraimidis and Spirakis's A-ExpJ.  A negative, NaN,\n"
+        "infinite or non-numeric weight is an error, reported with its line.\n");
+}
+
+static const struct option sample_longopts[] = {
+    {"count", required_argument, NULL, 'n'},
+    {"keep-order", no_argument, NULL, 'k'},
+    {"sorted", no_argument, NULL, 'k'},
+    {"weights", required_argument, NULL, 'w'},
+    {"delimiter", required_argument, NULL, 'd'},
+    {"zero-terminated", no_argument, NULL, 'z'},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"rng", required_argument, NULL, OPT_RNG},
+    {"random-source", required_argument, NULL, OPT_RANDOM_SOURCE},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static int on_sample_option(struct sample_opts *o, int c, const char *arg)
+{
+    uint64_t v;
+    int over;
+    switch (c) {
+    case 'n':
+        if (cli_parse_u64(arg, &v, &over) != 0)
+            return cli_usage("sample", "invalid sample size %s", cli_quote(arg));
+        o->count = v; /* saturated when huge: all lines, as shuf -n */
+        o->have_count = 1;
+        return CLI_CONTINUE;
+    case 'k':
+        o->keep_order = 1;
+        return CLI_CONTINUE;
+    case 'w':
+        if (cli_parse_u64(arg, &v, &over) != 0 || over || v == 0 || v > SIZE_MAX)
+            return cli_usage("sample", "invalid field number %s", cli_quote(arg));
+        o->field = (size_t)v;
+        return CLI_CONTINUE;
+    case 'd':
+        if (strlen(arg) != 1)
+            return cli_usage("sample", "the delimiter must be a single character");
+        o->field_delim = (unsigned char)arg[0];
+        return CLI_CONTINUE;
+    case 'z':
+        o->delim = '\0';
+        return CLI_CONTINUE;
+    case OPT_SEED:
+        o->rng.seed = arg;
+        return CLI_CONTINUE;
+    case OPT_RNG:
+        o->rng.rng_name = arg;
+        return CLI_CONTINUE;
+    case OPT_RANDOM_SOURCE:
+        o->rng.random_source = arg;
+        return CLI_CONTINUE;
+    case OPT_HELP:
+        return sample_help();
+    default:
+        return cli_try_help("sample");
+    }
+}
+
+static int parse_sample(int argc, char **argv, struct sample_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->delim = '\n';
+    o->field_delim = -1;
+    for (;;) {
+        const int c = getopt_long(argc, argv, "n:kw:d:z", sample_longopts, NULL);
+        if (c == -1)
+            break;
+        const int r = on_sample_option(o, c, optarg);
+        if (r != CLI_CONTINUE)
+            return r;
+    }
+    if (!o->have_count)
+        return cli_usage("sample", "missing the sample size -n K");
+    if (o->field_delim >= 0 && !o->field)
+        return cli_usage("sample", "--delimiter needs --weights");
+    o->files = argv + optind;
+    o->n_files = argc - optind;
+    return cli_rng_check(&o->rng, "sample") == CLI_OK ? CLI_CONTINUE : CLI_FAIL;
+}
+
+/* ---- kept records ---- */
+
+/* Copy a record into slot `slot` (== pool->n appends).  -1 if out of memory. */
+static int keep(struct pool *p, size_t slot, const char *data, size_t len, uint64_t pos,
+                double weight)
+{
+    if (slot == p->n) {
+        if (p->n == p->cap) {
+            const size_t cap = p->cap ? 2 * p->cap : 16;
+            struct kept *items = realloc(p->items, cap * sizeof *items);
+            if (!items)
+                return -1;
+            p->items = items;
+            p->cap = cap;
+        }
+        memset(&p->items[p->n++], 0, sizeof *p->items);
+    }
+    struct kept *e = &p->items[slot];
+    if (e->cap < len + 1) {
+        char *d = realloc(e->data, len + 1);
+        if (!d)
+            return -1;
+        e->data = d;
+        e->cap = len + 1;
+    }
+    memcpy(e->data, data, len);
+    e->len = len;
+    e->pos = pos;
+    e->weight = weight;
+    return 0;
+}
+
+static void pool_free(struct pool *p)
+{
+    for (size_t i = 0; i < p->n; i++)
+        free(p->items[i].data);
+    free(p->items);
+}
+
+/* ---- weights ---- */
+
+/* Bounds [*b, *e) of field f (1-based) of the record s[0..len): fields are
+ * runs of non-blanks (delim < 0, as awk's default), or the bytes between
+ * delimiter bytes (as cut -d).  -1 if the record has fewer fields. */
+static int find_field(const char *s, size_t len, size_t f, int delim, size_t *b, size_t *e)
+{
+    size_t i = 0;
+    for (size_t n = 1;; n++) {
+        if (delim < 0) {
+            while (i < len && isspace((unsigned char)s[i]))
+                i++;
+            if (i == len)
+                return -1;
+        }
+        const size_t start = i;
+        while (i < len && (delim < 0 ? !isspace((unsigned char)s[i])
+                                     : (unsigned char)s[i] != delim))
+            i++;
+        if (n == f) {
+            *b = start;
+            *e = i;
+            return 0;
+        }
+        if (i == len)
+            return -1;
+        if (delim >= 0)
+            i++;
+    }
+}
+
+/* The weight of a record, or -1 after a message naming file:line. */
+static int record_weight(struct sampler *sm, const char *s, size_t len, const char *file,
+                         uint64_t line, double *w)
+{
+    size_t b, e;
+    if (find_field(s, len, sm->o->field, sm->o->field_delim, &b, &e) != 0) {
+        cli_error("%s:%llu: missing weight field %zu", file, (unsigned long long)line,
+                  sm->o->field);
+        return -1;
+    }
+    if (sm->field_cap < e - b + 1) {
+        char *f = realloc(sm->field, e - b + 1);
+        if (!f) {
+            cli_error("memory exhausted");
+            return -1;
+        }
+        sm->field = f;
+        sm->field_cap = e - b + 1;
+    }
+    memcpy(sm->field, s + b, e - b);
+    sm->field[e - b] = '\0';
+    char *end;
+    *w = strtod(sm->field, &end);
+    while (end != sm->field && *end && isspace((unsigned char)*end))
+        end++;
+    if (end == sm->field || *end || !isfinite(*w) || *w < 0) {
+        cli_error("%s:%llu: invalid weight %s", file, (unsigned long long)line,
+                  cli_quote(sm->field));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the two samplers ---- */
+
+static int offer_plain(struct sampler *sm, const char *s, size_t len, uint64_t pos)
+{
+    const size_t slot = rf_reservoir_offer(&sm->res, sm->g);
+    if (slot == RF_RESERVOIR_DISCARD)
+        return 0;
+    return keep(&sm->pool, slot, s, len, pos, 1.0);
+}
+
+/* Make the weighted sampler of k slots and offer it the buffered records. */
+static int start_weighted(struct sampler *sm, size_t k)
+{
+    if (!(sm->ws = rf_wsample_new(k)))
+        return -1;
+    for (size_t i = 0; i < k; i++) {
+        size_t slot;
+        if (rf_wsample_offer(sm->ws, sm->g, sm->pool.items[i].weight, &slot) != RF_OK ||
+            slot != i)
+            return -1; /* cannot happen: weights were checked, the fill is in order */
+    }
+    return 0;
+}
+
+static int offer_weighted(struct sampler *sm, const char *s, size_t len, uint64_t pos,
+                          double w)
+{
+    if (w == 0.0)
+        return 0;
+    if (!sm->ws) {
+        if (keep(&sm->pool, sm->pool.n, s, len, pos, w) != 0)
+            return -1;
+        return sm->pool.n == sm->k ? start_weighted(sm, sm->k) : 0;
+    }
+    size_t slot;
+    if (rf_wsample_offer(sm->ws, sm->g, w, &slot) != RF_OK)
+        return -1;
+    return slot == RF_RESERVOIR_DISCARD ? 0 : keep(&sm->pool, slot, s, len, pos, w);
+}
+
+/* ---- input ---- */
+
+/* Feed every record of one input; 1 after a message. */
+static int feed_file(struct sampler *sm, const char *name, uint64_t *pos)
+{
+    const int is_stdin = strcmp(name, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(name, "r");
+    if (!f) {
+        cli_error("%s: %s", name, strerror(errno));
+        return 1;
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    uint64_t lineno = 0;
+    int bad = 0;
+    while (!bad && (got = getdelim(&line, &cap, sm->o->delim, f)) >= 0) {
+        size_t len = (size_t)got;
+        if (len && line[len - 1] == (char)sm->o->delim)
+            len--;
+        double w = 1.0;
+        lineno++;
+        if (sm->o->field && record_weight(sm, line, len, name, lineno, &w) != 0) {
+            bad = 1;
+            break;
+        }
+        const int r = sm->o->field ? offer_weighted(sm, line, len, *pos, w)
+                                   : offer_plain(sm, line, len, *pos);
+        if (r != 0) {
+            cli_error("memory exhausted");
+            bad = 1;
+        }
+        ++*pos;
+    }
+    if (!bad && ferror(f)) {
+        cli_error("%s: %s", name, strerror(errno ? errno : EIO));
+        bad = 1;
+    }
+    free(line);
+    if (is_stdin)
+        clearerr(f);
+    else
+        fclose(f);
+    return bad;
+}
+
+static int feed_all(struct sampler *sm)
+{
+    uint64_t pos = 0;
+    if (sm->o->n_files == 0)
+        return feed_file(sm, "-", &pos);
+    for (int i = 0; i < sm->o->n_files; i++)
+        if (feed_file(sm, sm->o->files[i], &pos) != 0)
+            return 1;
+    return 0;
+}
+
+/* ---- output ---- */
+
+static const struct pool *sort_pool;
+
+static int by_pos(const void *a, const void *b)
+{
+    const uint64_t x = sort_pool->items[*(const size_t *)a].pos;
+    const uint64_t y = sort_pool->items[*(const size_t *)b].pos;
+    return (x > y) - (x < y);
+}
+
+/* The slots to print, in output order, into *order (count in *n). */
+static int output_order(struct sampler *sm, size_t **order, size_t *n)
+{
+    const size_t m = sm->pool.n;
+    size_t *idx = malloc((m ? m : 1) * sizeof *idx);
+    if (!idx)
+        return -1;
+    if (sm->o->field) {
+        if (!sm->ws && m && start_weighted(sm, m) != 0) {
+            free(idx);
+            return -1;
+        }
+        *n = sm->ws ? rf_wsample_result(sm->ws, idx) : 0;
+    } else {
+        for (size_t i = 0; i < m; i++)
+            idx[i] = i;
+        *n = m;
+        if (!sm->o->keep_order)
+            rf_shuffle(sm->g, idx, m, sizeof *idx);
+    }
+    if (sm->o->keep_order) {
+        sort_pool = &sm->pool;
+        qsort(idx, *n, sizeof *idx, by_pos);
+    }
+    *order = idx;
+    return 0;
+}
+
+static int write_sample(struct sampler *sm)
+{
+    size_t *order, n;
+    if (output_order(sm, &order, &n) != 0) {
+        cli_error("memory exhausted");
+        return CLI_FAIL;
+    }
+    static unsigned char buf[SAMPLE_OUT_BUFFER];
+    rf_writer w;
+    rf_writer_init(&w, STDOUT_FILENO, buf, sizeof buf);
+    for (size_t i = 0; i < n; i++) {
+        const struct kept *e = &sm->pool.items[order[i]];
+        rf_writer_put(&w, e->data, e->len);
+        rf_writer_putc(&w, sm->o->delim);
+    }
+    free(order);
+    return nums_write_failed(rf_writer_flush(&w)) ? CLI_FAIL : CLI_OK;
+}
+
+static int run_sample(const struct sample_opts *o, rf_rng *g)
+{
+    struct sampler sm;
+    memset(&sm, 0, sizeof sm);
+    sm.o = o;
+    sm.g = g;
+    sm.k = o->count > SIZE_MAX ? SIZE_MAX : (size_t)o->count;
+    if (!o->field && rf_reservoir_init(&sm.res, sm.k) != RF_OK) {
+        cli_error("invalid sample size");
+        return CLI_FAIL;
+    }
+    int status = feed_all(&sm) ? CLI_FAIL : write_sample(&sm);
+    rf_wsample_free(sm.ws);
+    pool_free(&sm.pool);
+    free(sm.field);
+    return status;
+}
+
+int cmd_sample(int argc, char **argv)
+{
+    static char name[] = "riffle sample";
+    argv[0] = name;
+    struct sample_opts o;
+    const int r = parse_sample(argc, argv, &o);
+    if (r != CLI_CONTINUE)
+        return r;
+    /* As shuf -n 0: nothing to choose, so nothing is read or drawn. */
+    if (o.count == 0)
+        return CLI_OK;
+    rf_rng storage;
+    rf_rng *g = cli_rng_make(&o.rng, &storage);
+    if (!g)
+        return CLI_FAIL;
+    const int status = run_sample(&o, g);
+    cli_rng_release(g, &storage);
+    return status;
+}

@@ -1,0 +1,112 @@
+/*
+ * nums_tokens.c -- what the number subcommands (perm, rank, unrank) share:
+ * reading blank-separated tokens from standard input, the rf_perm key from
+ * --seed, and the final write check.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_numbers.h"
+
+void nums_tokens_init(struct nums_tokens *t, FILE *f, int commas)
+{
+    t->f = f;
+    t->commas = commas;
+    t->buf = NULL;
+    t->cap = 0;
+}
+
+void nums_tokens_free(struct nums_tokens *t)
+{
+    free(t->buf);
+    t->buf = NULL;
+    t->cap = 0;
+}
+
+static int is_sep(const struct nums_tokens *t, int c)
+{
+    return isspace(c) || (t->commas && c == ',');
+}
+
+/* Append c at buf[len], growing the buffer; -1 if out of memory. */
+static int put(struct nums_tokens *t, size_t len, int c)
+{
+    if (len + 1 >= t->cap) {
+        const size_t cap = t->cap ? 2 * t->cap : 64;
+        char *b = realloc(t->buf, cap);
+        if (!b)
+            return -1;
+        t->buf = b;
+        t->cap = cap;
+    }
+    t->buf[len] = (char)c;
+    return 0;
+}
+
+const char *nums_token(struct nums_tokens *t, int *err)
+{
+    int c;
+    *err = 0;
+    while ((c = getc(t->f)) != EOF && is_sep(t, c))
+        ;
+    size_t len = 0;
+    for (; c != EOF && !is_sep(t, c); c = getc(t->f)) {
+        if (put(t, len++, c) != 0) {
+            *err = ENOMEM;
+            return NULL;
+        }
+    }
+    if (ferror(t->f)) {
+        *err = errno ? errno : EIO;
+        return NULL;
+    }
+    if (len == 0)
+        return NULL;
+    t->buf[len] = '\0';
+    return t->buf;
+}
+
+/* The same test as cli_seed.c's: all decimal digits, value at most 2^64-1. */
+static int decimal_u64(const char *s, uint64_t *v)
+{
+    uint64_t x = 0;
+    if (!*s)
+        return 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+        const unsigned d = (unsigned)(*s - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return 0;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 1;
+}
+
+int nums_key(const char *seed, uint8_t key[RF_KEY_BYTES])
+{
+    uint64_t v;
+    rf_status s;
+    if (!seed)
+        s = rf_seed_os(key);
+    else if (decimal_u64(seed, &v))
+        s = rf_seed_u64(key, v);
+    else
+        s = rf_seed_string(key, seed, strlen(seed));
+    if (s == RF_OK)
+        return 0;
+    cli_error("cannot make the permutation key: %s", rf_strerror(s));
+    return 1;
+}
+
+int nums_write_failed(int err)
+{
+    if (!err)
+        return 0;
+    if (err != EPIPE)
+        cli_error("write error: %s", strerror(err));
+    return 1;
+}

@@ -1,0 +1,250 @@
+/*
+ * shuf_options.c -- the options of `riffle` in its shuf-compatible mode, with
+ * GNU shuf's messages (coreutils 9.x), and riffle's extensions (--seed, --rng,
+ * --header) unless invoked as `shuf`.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "shuf.h"
+
+enum { OPT_RANDOM_SOURCE = 256, OPT_HELP, OPT_VERSION, OPT_SEED, OPT_RNG };
+
+/* --header shares 'n' (and has_arg) with --head-count on purpose: glibc's
+ * getopt_long then resolves the abbreviations "--hea" and "--head" to the first
+ * entry, --head-count, instead of calling them ambiguous, so shuf scripts that
+ * abbreviate --head-count keep working.  The long index tells the two apart. */
+#define HEADER_INDEX 9
+static const struct option riffle_longopts[] = {
+    {"echo", no_argument, NULL, 'e'},
+    {"input-range", required_argument, NULL, 'i'},
+    {"head-count", required_argument, NULL, 'n'},
+    {"output", required_argument, NULL, 'o'},
+    {"random-source", required_argument, NULL, OPT_RANDOM_SOURCE},
+    {"repeat", no_argument, NULL, 'r'},
+    {"zero-terminated", no_argument, NULL, 'z'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {"header", required_argument, NULL, 'n'},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"rng", required_argument, NULL, OPT_RNG},
+    {NULL, 0, NULL, 0},
+};
+/* shuf's own table: the first nine entries. */
+static const struct option shuf_longopts[] = {
+    {"echo", no_argument, NULL, 'e'},
+    {"input-range", required_argument, NULL, 'i'},
+    {"head-count", required_argument, NULL, 'n'},
+    {"output", required_argument, NULL, 'o'},
+    {"random-source", required_argument, NULL, OPT_RANDOM_SOURCE},
+    {"repeat", no_argument, NULL, 'r'},
+    {"zero-terminated", no_argument, NULL, 'z'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static const char usage_riffle[] =
+    "\n"
+    "riffle extensions:\n"
+    "      --seed=S              reproducible output: a function of S and the input\n"
+    "                              only; S is a decimal integer (up to 2^64-1) or any\n"
+    "                              string\n"
+    "      --rng=NAME            generator: chacha20 (default), xoshiro256++, pcg64\n"
+    "      --header=K            output the first K lines first, in place; -n counts\n"
+    "                              only the shuffled lines after them\n"
+    "  Several FILEs are read one after another, as one input.\n"
+    "\n"
+    "Without --seed or --random-source the generator is ChaCha20 keyed from the\n"
+    "operating system.  With --seed, -n K prints exactly the first K lines of the\n"
+    "full shuffle, and a file, standard input and -e give the same output.\n";
+
+static const char usage_tail[] =
+    "      --help        display this help and exit\n"
+    "      --version     output version information and exit\n";
+
+static int print_help(int shuf_mode)
+{
+    char buf[4096];
+    const char *prog = shuf_mode ? "shuf" : "riffle";
+    snprintf(buf, sizeof buf,
+    "Usage: %1$s [OPTION]... [FILE]%2$s\n"
+    "  or:  %1$s -e [OPTION]... [ARG]...\n"
+    "  or:  %1$s -i LO-HI [OPTION]...\n"
+    "%3$s"
+    "Write a random permutation of the input lines to standard output.\n"
+    "\n"
+    "With no FILE, or when FILE is -, read standard input.\n"
+    "\n"
+    "Mandatory arguments to long options are mandatory for short options too.\n"
+    "  -e, --echo                treat each ARG as an input line\n"
+    "  -i, --input-range=LO-HI   treat each number LO through HI as an input line\n"
+    "  -n, --head-count=COUNT    output at most COUNT lines\n"
+    "  -o, --output=FILE         write result to FILE instead of standard output;\n"
+    "                              FILE is replaced atomically (it may be the input)\n"
+    "      --random-source=FILE  use the first 32 bytes of FILE as the generator key\n"
+    "                              (an error if FILE is shorter)\n"
+    "  -r, --repeat              output lines can be repeated\n"
+    "  -z, --zero-terminated     line delimiter is NUL, not newline\n",
+             prog, shuf_mode ? "" : "...",
+             shuf_mode ? "" : "  or:  riffle COMMAND [OPTION]...   COMMAND: deal, sample, perm, rank,\n"
+                               "        unrank, audit (riffle COMMAND --help)\n");
+    size_t len = strlen(buf);
+    snprintf(buf + len, sizeof buf - len, "%s%s", usage_tail, shuf_mode ? "" : usage_riffle);
+    return cli_print_stdout(buf);
+}
+
+static int print_version(int shuf_mode)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf,
+             "%s (riffle) %s\n"
+             "A fair, fast shuffler compatible with GNU shuf.\n",
+             shuf_mode ? "shuf" : "riffle", rf_version());
+    return cli_print_stdout(buf);
+}
+
+/* Print shuf's "invalid input range" message about `part`; returns 1. */
+static int bad_range(const char *part, int overflow)
+{
+    if (overflow)
+        cli_error("invalid input range: %s: %s", cli_quote(part), strerror(EOVERFLOW));
+    else
+        cli_error("invalid input range: %s", cli_quote(part));
+    return CLI_FAIL;
+}
+
+/* -i LO-HI as shuf reads it: split at the first '-', each side a count, and
+ * HI + 1 >= LO (LO = HI + 1 is the empty range); the message quotes the part
+ * that is wrong. */
+static int parse_range(const char *arg, struct shuf_opts *o)
+{
+    const char *dash = strchr(arg, '-');
+    if (!dash)
+        return bad_range(arg, 0);
+    char lo_str[128];
+    const size_t lo_len = (size_t)(dash - arg);
+    if (lo_len >= sizeof lo_str)
+        return bad_range(arg, 0);
+    memcpy(lo_str, arg, lo_len);
+    lo_str[lo_len] = '\0';
+    int over;
+    if (cli_parse_u64(lo_str, &o->lo, &over) != 0 || over)
+        return bad_range(lo_str, over);
+    if (cli_parse_u64(dash + 1, &o->hi, &over) != 0 || over)
+        return bad_range(dash + 1, over);
+    const uint64_t n = o->hi - o->lo + 1; /* wraps to 0 for the full 2^64 */
+    if ((o->lo <= o->hi) == (n == 0))
+        return bad_range(arg, 0);
+    return CLI_CONTINUE;
+}
+
+static int parse_count(const char *arg, const char *what, uint64_t *v)
+{
+    int over;
+    if (cli_parse_u64(arg, v, &over) != 0) {
+        cli_error("invalid %s: %s", what, cli_quote(arg));
+        return CLI_FAIL;
+    }
+    return CLI_CONTINUE;
+}
+
+/* Options that may be given twice only with the same value (as shuf's -o). */
+static int set_once(const char **slot, const char *arg, const char *msg)
+{
+    if (*slot && strcmp(*slot, arg) != 0) {
+        cli_error("%s", msg);
+        return CLI_FAIL;
+    }
+    *slot = arg;
+    return CLI_CONTINUE;
+}
+
+static int on_count(struct shuf_opts *o, const char *arg, int index)
+{
+    uint64_t v;
+    if (index == HEADER_INDEX && !o->shuf_mode) {
+        if (parse_count(arg, "header line count", &v) != CLI_CONTINUE)
+            return CLI_FAIL;
+        o->header = v;
+        return CLI_CONTINUE;
+    }
+    if (parse_count(arg, "line count", &v) != CLI_CONTINUE)
+        return CLI_FAIL;
+    if (!o->have_count || v < o->count)
+        o->count = v; /* repeated -n: the smallest wins, as in shuf */
+    o->have_count = 1;
+    return CLI_CONTINUE;
+}
+
+static int on_option(struct shuf_opts *o, int c, const char *arg, int index)
+{
+    switch (c) {
+    case 'e':
+        o->echo = 1;
+        return CLI_CONTINUE;
+    case 'i':
+        if (o->have_range) {
+            cli_error("multiple -i options specified");
+            return CLI_FAIL;
+        }
+        o->have_range = 1;
+        return parse_range(arg, o);
+    case 'n':
+        return on_count(o, arg, index);
+    case 'o':
+        return set_once(&o->output, arg, "multiple output files specified");
+    case OPT_RANDOM_SOURCE:
+        return set_once(&o->rng.random_source, arg, "multiple random sources specified");
+    case 'r':
+        o->repeat = 1;
+        return CLI_CONTINUE;
+    case 'z':
+        o->delim = '\0';
+        return CLI_CONTINUE;
+    case OPT_SEED:
+        return set_once(&o->rng.seed, arg, "multiple seeds specified");
+    case OPT_RNG:
+        return set_once(&o->rng.rng_name, arg, "multiple generators specified");
+    case OPT_HELP:
+        return print_help(o->shuf_mode);
+    case OPT_VERSION:
+        return print_version(o->shuf_mode);
+    default:
+        return cli_try_help(NULL); /* getopt printed the message */
+    }
+}
+
+/* The checks shuf makes after reading the options, in its order. */
+static int check_combination(const struct shuf_opts *o)
+{
+    if (o->echo && o->have_range)
+        return cli_usage(NULL, "cannot combine -e and -i options");
+    if (o->have_range && o->n_operands > 0)
+        return cli_usage(NULL, "extra operand %s", cli_quote(o->operands[0]));
+    if (o->shuf_mode && !o->echo && o->n_operands > 1)
+        return cli_usage(NULL, "extra operand %s", cli_quote(o->operands[1]));
+    return cli_rng_check(&o->rng, NULL) == CLI_OK ? CLI_CONTINUE : CLI_FAIL;
+}
+
+int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->shuf_mode = shuf_mode;
+    o->delim = '\n';
+    const struct option *longopts = shuf_mode ? shuf_longopts : riffle_longopts;
+    for (;;) {
+        int index = -1;
+        const int c = getopt_long(argc, argv, "ei:n:o:rz", longopts, &index);
+        if (c == -1)
+            break;
+        const int r = on_option(o, c, optarg, index);
+        if (r != CLI_CONTINUE)
+            return r;
+    }
+    o->operands = argv + optind;
+    o->n_operands = argc - optind;
+    return check_combination(o);
+}

@@ -1,0 +1,174 @@
+/*
+ * riffle_io.h -- the records layer of libriffle: input bytes split into records,
+ * buffered output, and atomic replacement of an output file.
+ *
+ * This header is the manual, as riffle.h is.  It is what the `riffle` program
+ * uses to read files, standard input and arguments, to write records in shuffled
+ * order, and to make `-o FILE` safe even when FILE is also the input.
+ *
+ * Errors: the functions here that touch the operating system return 0 on
+ * success or a positive errno value (ENOENT, EISDIR, ENOSPC, ENOMEM, ...), the
+ * convention of the pthread functions, so the caller can print strerror(result).
+ * The global errno is not part of the contract.  Nothing here prints or aborts.
+ *
+ * Threads: every object is caller-owned; one object, one thread at a time.  The
+ * single exception is rf_atomic_guard_signals(), which installs process-wide
+ * signal handlers (see there).
+ */
+#ifndef RIFFLE_IO_H
+#define RIFFLE_IO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "riffle.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Records                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* A set of records: all input bytes in one contiguous block, and after
+ * rf_records_index() the start offset of every record.  A record is the bytes
+ * up to (not including) the next delimiter byte; the last record of the block
+ * may lack its delimiter (an unterminated last line) and is still a record.
+ * Records may contain any byte except the delimiter (NUL bytes in lines, for
+ * example); nothing limits their length.
+ *
+ * Storage: a single regular file added first is mapped with mmap(2) (read-only,
+ * private) instead of being copied; anything else (pipes, terminals, a second
+ * input, bytes) is read into one growing heap block.  After indexing, memory is
+ * the input size plus 8 bytes per record (the offsets).
+ *
+ * Several inputs are concatenated; if an input does not end with the delimiter,
+ * one is inserted before the next input is appended, so every input's last
+ * record stays a record of its own.
+ *
+ * Fields `data`, `size`, `offs`, `n` and `delim` may be read; the others are
+ * private. */
+typedef struct rf_records {
+    const unsigned char *data; /* input bytes [0, size) */
+    size_t size;
+    uint64_t *offs;            /* offs[i]: start of record i, i < n */
+    size_t n;
+    unsigned char delim;       /* '\n' for lines, '\0' for -z */
+    unsigned char *buf_;       /* heap block (when not mapped) */
+    size_t cap_;
+    void *map_;                /* mmap(2) region (when mapped) */
+    size_t map_len_;
+    size_t offs_cap_;          /* bytes reserved for offs */
+    size_t found_;             /* record starts found so far (in offs) */
+    size_t scanned_;           /* bytes of data searched for delimiters */
+} rf_records;
+
+/* An empty set with delimiter `delim`.  Does not allocate. */
+RF_API void rf_records_init(rf_records *r, unsigned char delim);
+
+/* Append everything readable from fd (read until end of file; fd is not
+ * closed).  A regular, non-empty file added to an empty set is mapped.
+ * Returns 0, or an errno value: EISDIR for a directory, the read(2) error,
+ * ENOMEM.  On error the set keeps what it held before the call.  Invalidates
+ * offs (call rf_records_index again). */
+RF_API int rf_records_add_fd(rf_records *r, int fd);
+
+/* Append one record: bytes[0..len) followed by the delimiter.  The bytes should
+ * not contain the delimiter (if they do, they become several records).
+ * Returns 0 or ENOMEM.  Invalidates offs. */
+RF_API int rf_records_add_record(rf_records *r, const void *bytes, size_t len);
+
+/* Find the records: fills offs[0..n) and sets n.  One pass over the bytes
+ * not yet searched (inputs that are read, not mapped, are searched slice by
+ * slice as they arrive, while the bytes are still in cache).  Allocates the
+ * offsets.  Returns 0 or ENOMEM.  Empty input has n = 0. */
+RF_API int rf_records_index(rf_records *r);
+
+/* Length of the record starting at offset `off` (a value of offs), excluding
+ * its delimiter. */
+RF_API size_t rf_records_length(const rf_records *r, uint64_t off);
+
+/* Release everything (unmapping or freeing) and leave an empty set with the
+ * same delimiter.  Safe on an initialised, never-filled set. */
+RF_API void rf_records_free(rf_records *r);
+
+/* ------------------------------------------------------------------------ */
+/* Buffered output                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* A write buffer in front of a file descriptor.  The buffer is the caller's
+ * (so rf_writer_init never allocates); large writes (1 MiB or more) are what
+ * make output cheap.  The first write error sticks in `err` and every later
+ * call returns it without writing: check once at the end.  EINTR and short
+ * writes are handled.  Fields are private except `err`. */
+typedef struct rf_writer {
+    int fd;
+    unsigned char *buf;
+    size_t len, cap;
+    int err; /* 0 or the first errno value of a failed write */
+} rf_writer;
+
+/* Write to fd through buf[0..cap), cap >= 1. */
+RF_API void rf_writer_init(rf_writer *w, int fd, void *buf, size_t cap);
+/* Append bytes[0..len).  Returns w->err (0 when all is well). */
+RF_API int rf_writer_put(rf_writer *w, const void *bytes, size_t len);
+/* Append one byte. */
+RF_API int rf_writer_putc(rf_writer *w, unsigned char c);
+/* Append the decimal form of v. */
+RF_API int rf_writer_put_u64(rf_writer *w, uint64_t v);
+/* Write out what is buffered.  Returns w->err. */
+RF_API int rf_writer_flush(rf_writer *w);
+
+/* Write the records starting at offs[0..count) of r, in that order, each
+ * followed by r->delim (so an unterminated last record gets its delimiter).
+ * Upcoming records are prefetched a few dozen ahead: with shuffled offsets
+ * every record is a cache miss, and overlapping them is what makes the gather
+ * fast.  Returns w->err. */
+RF_API int rf_records_write(const rf_records *r, const uint64_t *offs, size_t count,
+                            rf_writer *w);
+
+/* ------------------------------------------------------------------------ */
+/* Atomic output file                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* Replacing `path` atomically: output goes to a new temporary file in the same
+ * directory (named ".riffle-XXXXXX"), which rf_atomic_commit() flushes to disk
+ * (fsync) and renames over path.  Until then path is untouched, so a reader, a
+ * crash, an error or a signal never sees a half-written file, and path may
+ * safely be the input too.  The new file gets the old file's permission bits
+ * (and owner, where allowed), or 0666 minus the umask when path is new.  A
+ * symbolic link is followed: its target is replaced, the link kept.
+ * If path exists and is not a regular file (a terminal, /dev/null, /dev/full, a
+ * FIFO), it is opened and written in place: renaming over a device would be
+ * wrong.  Fields are private except `fd`. */
+typedef struct rf_atomic_file {
+    int fd;      /* write the output here */
+    char *path;  /* final name (symlinks resolved) */
+    char *tmp;   /* temporary name, NULL when writing in place */
+} rf_atomic_file;
+
+/* Create the temporary file (or open a non-regular path).  Allocates the
+ * names.  Returns 0 or an errno value (ENOENT for a missing directory, EACCES,
+ * ...); on error nothing is left behind. */
+RF_API int rf_atomic_open(rf_atomic_file *a, const char *path);
+/* fsync, close, rename into place, and free.  Returns 0 or an errno value; on
+ * error the temporary file is removed and path is left as it was. */
+RF_API int rf_atomic_commit(rf_atomic_file *a);
+/* Close and remove the temporary file, leaving path as it was; free.  Safe
+ * after a failed open or a commit (then a no-op). */
+RF_API void rf_atomic_abort(rf_atomic_file *a);
+
+/* Remove a's temporary file if the process gets SIGINT, SIGTERM or SIGHUP,
+ * then die of that signal as if unhandled (so the parent sees the real cause).
+ * Process-wide: it installs handlers with sigaction(2), and only one file can
+ * be guarded at a time; rf_atomic_commit and rf_atomic_abort stop the guard.
+ * For programs, not for libraries that do not own the process.  Returns 0 or
+ * an errno value. */
+RF_API int rf_atomic_guard_signals(const rf_atomic_file *a);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* RIFFLE_IO_H */

@@ -1,0 +1,26 @@
+/* records_scan.h -- finding the delimiters of a block (records.c's inner
+ * loop): a portable reference and an SSE2 variant that must agree exactly
+ * (tests/test_records_scan.c). */
+#ifndef RIFFLE_RECORDS_SCAN_H
+#define RIFFLE_RECORDS_SCAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* For every i in [0, len) with p[i] == delim, in increasing order, store
+ * base + i + 1 (where the next record starts) in out; return how many.  out
+ * must have room for len values. */
+typedef size_t (*rf_scan_fn_)(const unsigned char *p, size_t len, unsigned char delim,
+                              uint64_t base, uint64_t *out);
+
+size_t rf_scan_ref_(const unsigned char *p, size_t len, unsigned char delim, uint64_t base,
+                    uint64_t *out);
+#if defined(__SSE2__)
+#define RF_HAVE_SCAN_SSE2 1
+size_t rf_scan_sse2_(const unsigned char *p, size_t len, unsigned char delim, uint64_t base,
+                     uint64_t *out);
+#endif
+/* The fastest variant built. */
+rf_scan_fn_ rf_scan_best_(void);
+
+#endif

@@ -1,0 +1,134 @@
+#!/usr/bin/env bats
+# The seed contract of riffle (DESIGN.md principle 4): with --seed the output
+# is a function of the seed and the input only -- not of where the input comes
+# from -- and -n K is the head of the full shuffle.  Golden outputs pin the
+# stream: they were generated once by this implementation and must never
+# change without a major version.
+
+setup() {
+    : "${RIFFLE:=${BUILD:-build}/riffle}"
+    export LC_ALL=C
+    T="$BATS_TEST_TMPDIR"
+}
+
+flat() { tr '\n' ' ' | sed 's/ $//'; }
+
+@test "golden: integer seed, ChaCha20 (the default)" {
+    [ "$(seq 20 | "$RIFFLE" --seed=42 | flat)" = \
+      "18 2 14 20 6 15 19 16 7 17 5 4 13 3 11 8 1 12 10 9" ]
+}
+
+@test "golden: string seed" {
+    [ "$(seq 20 | "$RIFFLE" --seed=hello | flat)" = \
+      "18 14 11 10 4 19 8 12 20 15 7 3 5 9 16 1 2 6 13 17" ]
+}
+
+@test "golden: --rng=xoshiro256++ and --rng=pcg64" {
+    [ "$(seq 20 | "$RIFFLE" --seed=42 --rng=xoshiro256++ | flat)" = \
+      "2 14 3 5 4 18 1 20 8 17 9 16 13 10 6 12 11 7 19 15" ]
+    [ "$(seq 20 | "$RIFFLE" --seed=42 --rng=pcg64 | flat)" = \
+      "12 19 20 1 13 17 18 14 11 8 3 2 16 5 9 6 4 15 10 7" ]
+}
+
+@test "golden: the largest integer seed; one more is a string seed" {
+    [ "$("$RIFFLE" --seed=18446744073709551615 -i 1-20 | flat)" = \
+      "11 7 2 17 12 1 3 15 9 6 14 8 16 5 18 4 20 10 19 13" ]
+    [ "$("$RIFFLE" --seed=18446744073709551616 -i 1-20 | flat)" = \
+      "16 9 12 19 2 14 8 15 17 18 1 13 7 20 6 5 4 3 10 11" ]
+}
+
+@test "golden: -r draws record rf_below(n) each time" {
+    [ "$("$RIFFLE" --seed=7 -r -n 10 -i 1-1000 | flat)" = \
+      "863 805 743 762 300 638 918 425 59 236" ]
+}
+
+@test "golden: --random-source uses the file's first 32 bytes as the key" {
+    printf 'ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`' > "$T/key"
+    [ "$(wc -c < "$T/key")" -eq 32 ]
+    [ "$("$RIFFLE" --random-source="$T/key" -i 1-20 | flat)" = \
+      "2 1 13 20 17 14 10 8 9 15 19 18 5 6 4 3 16 12 11 7" ]
+    # bytes after the 32nd are not read
+    { cat "$T/key"; echo trailing; } > "$T/key2"
+    cmp <("$RIFFLE" --random-source="$T/key" -i 1-50) <("$RIFFLE" --random-source="$T/key2" -i 1-50)
+}
+
+@test "a short --random-source is an error; a missing one too" {
+    printf 'short' > "$T/key"
+    run "$RIFFLE" --random-source="$T/key" -i 1-3
+    [ "$status" -eq 1 ] && [ "$output" = "riffle: '$T/key': end of file" ]
+    run "$RIFFLE" --random-source=/dev/null -e a
+    [ "$status" -eq 1 ] && [ "$output" = "riffle: '/dev/null': end of file" ]
+    run "$RIFFLE" --random-source="$T/none" -e a
+    [ "$status" -eq 1 ] && [ "$output" = "riffle: $T/none: No such file or directory" ]
+    run "$RIFFLE" --random-source="$T" -e a
+    [ "$status" -eq 1 ] && [ "$output" = "riffle: '$T': read error: Is a directory" ]
+}
+
+@test "file, stdin, pipe, -e and -i give the same output" {
+    seq 1000 > "$T/in"
+    "$RIFFLE" --seed=99 "$T/in" > "$T/file"
+    "$RIFFLE" --seed=99 < "$T/in" > "$T/stdin"
+    cat "$T/in" | "$RIFFLE" --seed=99 > "$T/pipe"
+    "$RIFFLE" --seed=99 -e $(seq 1000) > "$T/echo"
+    "$RIFFLE" --seed=99 -i 1-1000 > "$T/range"
+    for f in stdin pipe echo range; do cmp "$T/file" "$T/$f"; done
+    ! cmp -s "$T/file" "$T/in"
+}
+
+@test "-n K is exactly the first K lines of the full shuffle" {
+    seq 5000 > "$T/in"
+    "$RIFFLE" --seed=abc "$T/in" > "$T/full"
+    for k in 1 2 10 999 4999 5000 7000; do
+        cmp <("$RIFFLE" --seed=abc -n "$k" "$T/in") <(head -n "$k" "$T/full")
+        cmp <("$RIFFLE" --seed=abc -n "$k" < "$T/in") <(head -n "$k" "$T/full")
+        cmp <("$RIFFLE" --seed=abc -n "$k" -i 1-5000) <(head -n "$k" "$T/full")
+    done
+}
+
+@test "-z gives the same order as lines" {
+    seq 300 > "$T/in"
+    seq 300 | tr '\n' '\0' > "$T/inz"
+    cmp <("$RIFFLE" --seed=5 "$T/in") <("$RIFFLE" --seed=5 -z "$T/inz" | tr '\0' '\n')
+}
+
+@test "--header: the rest is the seeded shuffle of the lines after the header" {
+    { echo name; seq 100; } > "$T/in"
+    seq 100 > "$T/body"
+    cmp <("$RIFFLE" --seed=3 --header=1 "$T/in" | tail -n +2) <("$RIFFLE" --seed=3 "$T/body")
+    cmp <("$RIFFLE" --seed=3 --header=1 -n 5 "$T/in" | tail -n +2) <("$RIFFLE" --seed=3 -n 5 "$T/body")
+}
+
+@test "the same seed and input give the same output; other seeds differ" {
+    seq 100 > "$T/in"
+    cmp <("$RIFFLE" --seed=1 "$T/in") <("$RIFFLE" --seed=1 "$T/in")
+    ! cmp -s <("$RIFFLE" --seed=1 "$T/in") <("$RIFFLE" --seed=2 "$T/in")
+    # decimal integers: leading zeros do not matter
+    cmp <("$RIFFLE" --seed=7 "$T/in") <("$RIFFLE" --seed=007 "$T/in")
+    # a non-decimal seed is a string seed, distinct from the integer
+    ! cmp -s <("$RIFFLE" --seed=7 "$T/in") <("$RIFFLE" --seed=+7 "$T/in")
+}
+
+@test "without a seed, runs differ (OS entropy)" {
+    seq 100 > "$T/in"
+    # two equal orders of 100 lines by chance: probability 1/100!
+    ! cmp -s <("$RIFFLE" "$T/in") <("$RIFFLE" "$T/in")
+    ! cmp -s <("$RIFFLE" --rng=pcg64 "$T/in") <("$RIFFLE" --rng=pcg64 "$T/in")
+}
+
+@test "--rng: names, aliases, and an unknown name" {
+    seq 50 > "$T/in"
+    cmp <("$RIFFLE" --seed=1 --rng=xoshiro "$T/in") <("$RIFFLE" --seed=1 --rng=xoshiro256++ "$T/in")
+    cmp <("$RIFFLE" --seed=1 --rng=chacha "$T/in") <("$RIFFLE" --seed=1 "$T/in")
+    run "$RIFFLE" --rng=mt19937 -e a
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: invalid generator 'mt19937' (chacha20, xoshiro256++ or pcg64)" ]
+    [ "${lines[1]}" = "Try 'riffle --help' for more information." ]
+}
+
+@test "--seed with --random-source, and two different seeds, are errors" {
+    run "$RIFFLE" --seed=1 --random-source=/dev/urandom -e a
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: --seed and --random-source cannot be combined" ]
+    run "$RIFFLE" --seed=1 --seed=2 -e a
+    [ "$status" -eq 1 ] && [ "$output" = "riffle: multiple seeds specified" ]
+}
