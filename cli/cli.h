@@ -1,5 +1,5 @@
 /* cli.h -- what the files of the riffle program share.  The program uses only
- * the public headers riffle.h and riffle_io.h. */
+ * the public headers (riffle.h, riffle_io.h, riffle_perm.h). */
 #ifndef RIFFLE_CLI_H
 #define RIFFLE_CLI_H
 
@@ -50,6 +50,10 @@ int cli_rng_check(const struct cli_rng_opts *o, const char *cmd);
  * NULL after printing an error.  Release with cli_rng_release. */
 rf_rng *cli_rng_make(const struct cli_rng_opts *o, rf_rng *storage);
 void cli_rng_release(rf_rng *g, rf_rng *storage);
+/* The key the generator of cli_rng_make is keyed with (whatever --rng says):
+ * rf_seed_u64 or rf_seed_string of --seed, the first 32 bytes of
+ * --random-source, else rf_seed_os.  Returns 0, or -1 after a message. */
+int cli_rng_key(const struct cli_rng_opts *o, uint8_t key[RF_KEY_BYTES]);
 
 /* Subcommands and modes. */
 int cli_shuf_main(int argc, char **argv, int shuf_mode);

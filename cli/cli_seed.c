@@ -9,6 +9,10 @@
  *   neither            OS entropy (rf_rng_new_os for ChaCha20, else a key from
  *                      rf_seed_os).
  *   --rng=NAME         the generator kind (rf_rng_kind_parse); ChaCha20 default.
+ *
+ * cli_rng_key gives the 32-byte key by the same rules (rf_seed_u64,
+ * rf_seed_string, the file's bytes, rf_seed_os) for keyed objects that are not
+ * generators: the rf_perm of `riffle -i LO-HI` over a huge range.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -89,28 +93,49 @@ static rf_rng *fail(rf_status s)
     return NULL;
 }
 
+/* The key for --seed or --random-source, or OS entropy; 0, or -1 after a
+ * message from read_key_file.  rf_rng_seed_u64 and rf_rng_seed_string are
+ * rf_rng_init with exactly these keys (riffle.h), so the generator and the
+ * keyed permutation of cli_rng_key share one key. */
+static int make_key(const struct cli_rng_opts *o, uint8_t key[RF_KEY_BYTES], rf_status *s)
+{
+    uint64_t v;
+    if (o->seed && integer_seed(o->seed, &v))
+        *s = rf_seed_u64(key, v);
+    else if (o->seed)
+        *s = rf_seed_string(key, o->seed, strlen(o->seed));
+    else if (o->random_source)
+        return read_key_file(o->random_source, key);
+    else
+        *s = rf_seed_os(key);
+    return 0;
+}
+
+int cli_rng_key(const struct cli_rng_opts *o, uint8_t key[RF_KEY_BYTES])
+{
+    rf_status s = RF_OK;
+    if (make_key(o, key, &s) != 0)
+        return -1;
+    if (s != RF_OK) {
+        cli_error("cannot make the random key: %s", rf_strerror(s));
+        return -1;
+    }
+    return 0;
+}
+
 rf_rng *cli_rng_make(const struct cli_rng_opts *o, rf_rng *storage)
 {
     const rf_rng_kind kind = kind_of(o);
-    uint8_t key[RF_KEY_BYTES];
-    uint64_t v;
-    rf_status s;
-    if (o->seed && integer_seed(o->seed, &v))
-        s = rf_rng_seed_u64(storage, kind, v);
-    else if (o->seed)
-        s = rf_rng_seed_string(storage, kind, o->seed, strlen(o->seed));
-    else if (o->random_source) {
-        if (read_key_file(o->random_source, key) != 0)
-            return NULL;
-        s = rf_rng_init(storage, kind, key, 0);
-    } else if (kind == RF_RNG_CHACHA20) {
+    rf_status s = RF_OK;
+    if (!o->seed && !o->random_source && kind == RF_RNG_CHACHA20) {
         rf_rng *g = rf_rng_new_os(&s);
         return g ? g : fail(s);
-    } else {
-        s = rf_seed_os(key);
-        if (s == RF_OK)
-            s = rf_rng_init(storage, kind, key, 0);
     }
+    uint8_t key[RF_KEY_BYTES];
+    if (make_key(o, key, &s) != 0)
+        return NULL;
+    if (s == RF_OK)
+        s = rf_rng_init(storage, kind, key, 0);
     return s == RF_OK ? storage : fail(s);
 }
 

@@ -9,6 +9,11 @@
  * j of the deal going to hand j mod H for the first H*C cards, and the next K
  * cards go to the kitty (the board in hold'em).  Any fixed assignment of a
  * uniformly dealt sequence is uniform; round the table is how people deal.
+ *
+ * --rank deals the rest of the deck too (after the same first cards) and
+ * prints the lexicographic rank (riffle_perm.h) of the whole dealt order as a
+ * permutation of the deck positions: the deal as one number, which
+ * `riffle unrank` turns back into the order.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,11 +25,12 @@
 
 #include "cli.h"
 #include "riffle_io.h"
+#include "riffle_perm.h"
 
 #define STD_CARDS 52
 #define MAX_NAME 32
 
-enum { OPT_SEED = 256, OPT_RNG, OPT_HELP, OPT_PLAYERS, OPT_DECK_FILE, OPT_PRESET };
+enum { OPT_SEED = 256, OPT_RNG, OPT_HELP, OPT_PLAYERS, OPT_DECK_FILE, OPT_PRESET, OPT_RANK };
 
 struct deal_opts {
     unsigned deck;          /* 52 or 54 for the standard decks, 0 custom */
@@ -34,7 +40,7 @@ struct deal_opts {
     uint64_t hands, per_hand, kitty;
     int have_hands, have_per_hand, have_kitty;
     const char *preset;
-    int unicode, json;
+    int unicode, json, rank;
     struct cli_rng_opts rng;
 };
 
@@ -71,6 +77,11 @@ static int deal_help(void)
         "                         doudizhu   54 cards: 3 hands of 17 and a 3-card kitty\n"
         "  -u, --unicode          suit symbols: A\u2660 K\u2665 10\u2666 2\u2663\n"
         "  -j, --json             JSON output\n"
+        "      --rank             also print the number of the deal: the lexicographic\n"
+        "                           rank of the whole deck in dealt order (`rank: N`,\n"
+        "                           or \"rank\" in JSON, a string); `riffle unrank\n"
+        "                           --cards N` gives the order back (a custom deck:\n"
+        "                           `riffle unrank --size=CARDS N`, positions from 0)\n"
         "      --seed=S           reproducible deal (S: decimal integer or any string)\n"
         "      --rng=NAME         generator: chacha20 (default), xoshiro256++, pcg64\n"
         "      --help             display this help and exit\n"
@@ -89,6 +100,7 @@ static const struct option deal_longopts[] = {
     {"preset", required_argument, NULL, 'p'},
     {"unicode", no_argument, NULL, 'u'},
     {"json", no_argument, NULL, 'j'},
+    {"rank", no_argument, NULL, OPT_RANK},
     {"seed", required_argument, NULL, OPT_SEED},
     {"rng", required_argument, NULL, OPT_RNG},
     {"help", no_argument, NULL, OPT_HELP},
@@ -134,6 +146,9 @@ static int on_deal_option(struct deal_opts *o, int c, const char *arg)
         return CLI_CONTINUE;
     case 'j':
         o->json = 1;
+        return CLI_CONTINUE;
+    case OPT_RANK:
+        o->rank = 1;
         return CLI_CONTINUE;
     case OPT_SEED:
         o->rng.seed = arg;
@@ -361,7 +376,8 @@ static void print_text(const struct table *t, const struct deal_opts *o, const s
     }
 }
 
-static void print_json(const struct table *t, const struct deal_opts *o, const size_t *dealt)
+static void print_json(const struct table *t, const struct deal_opts *o, const size_t *dealt,
+                       const char *rank)
 {
     char name[MAX_NAME];
     printf("{\n  \"deck\": %zu,\n  \"hands\": [\n", t->n);
@@ -373,14 +389,41 @@ static void print_json(const struct table *t, const struct deal_opts *o, const s
     }
     printf("  ],\n  \"kitty\": {\"name\": \"%s\", \"cards\": [", t->kitty_label);
     print_cards(stdout, t, o, dealt, (size_t)o->hands, 1);
-    printf("]}\n}\n");
+    printf("]}%s\n", rank ? "," : "");
+    if (rank)
+        printf("  \"rank\": \"%s\"\n", rank);
+    printf("}\n");
+}
+
+/* --rank: the decimal rank of the whole dealt order into a new string, or
+ * NULL after a message.  The order is a permutation of the deck positions
+ * 0..n-1, so its rank is the deal as one number below n!. */
+static char *deal_rank(const size_t *dealt, size_t n)
+{
+    const size_t len = rf_rank_string_size(n);
+    char *buf = len != SIZE_MAX ? malloc(len) : NULL;
+    if (!buf) {
+        cli_error("memory exhausted");
+        return NULL;
+    }
+    const rf_status s = rf_rank_string(dealt, n, buf, len, NULL, NULL, 0);
+    if (s != RF_OK) {
+        cli_error("cannot rank the deal: %s", rf_strerror(s));
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 static int deal_and_print(const struct table *t, const struct deal_opts *o, rf_rng *g)
 {
+    /* --rank deals the whole deck: the deck deals one card at a time, so the
+     * first `total` cards are the ones dealt without it. */
     const size_t total = (size_t)(o->hands * o->per_hand + o->kitty);
+    const size_t count = o->rank ? t->n : total;
     size_t *deck_cards = malloc(t->n * sizeof *deck_cards);
-    size_t *dealt = malloc((total ? total : 1) * sizeof *dealt);
+    size_t *dealt = malloc((count ? count : 1) * sizeof *dealt);
+    char *rank = NULL;
     int status = CLI_FAIL;
     if (!deck_cards || !dealt) {
         cli_error("memory exhausted");
@@ -388,15 +431,20 @@ static int deal_and_print(const struct table *t, const struct deal_opts *o, rf_r
     }
     rf_deck deck;
     rf_deck_init(&deck, deck_cards, t->n);
-    const rf_status s = rf_deck_deal_n(&deck, g, total, dealt);
+    const rf_status s = rf_deck_deal_n(&deck, g, count, dealt);
     if (s != RF_OK) {
         cli_error("%s", rf_strerror(s));
         goto done;
     }
-    if (o->json)
-        print_json(t, o, dealt);
-    else
+    if (o->rank && !(rank = deal_rank(dealt, t->n)))
+        goto done;
+    if (o->json) {
+        print_json(t, o, dealt, rank);
+    } else {
         print_text(t, o, dealt);
+        if (rank)
+            printf("rank: %s\n", rank);
+    }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         if (errno != EPIPE)
             cli_error("write error: %s", strerror(errno));
@@ -404,6 +452,7 @@ static int deal_and_print(const struct table *t, const struct deal_opts *o, rf_r
     }
     status = CLI_OK;
 done:
+    free(rank);
     free(deck_cards);
     free(dealt);
     return status;

@@ -8,7 +8,13 @@
  * after the --header ones; -n K is rf_shuffle_partial(.., K) and prints the
  * first K, which riffle.h guarantees to be the head of the full shuffle; -r
  * prints record rf_below(n) each time.  -i LO-HI shuffles the numbers the same
- * way, so `seq` into a file, stdin, -e and -i all give the same order.
+ * way, so `seq` into a file, stdin, -e and -i all give the same order -- up to
+ * RF_PERM_TABLE_MAX = 2^20 numbers.  A larger range (up to all 2^64 numbers) is
+ * never held: it comes out in the order of the keyed permutation rf_perm
+ * (riffle_perm.h), in constant memory (run_range_perm).  For n <= 2^20 that
+ * permutation's table mode is the same rf_shuffle of 0..n-1, so `riffle perm`
+ * agrees with -i on both sides of the threshold (tests/cli_perm.bats,
+ * tests/cli_seed.bats).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +23,7 @@
 #include <unistd.h>
 
 #include "riffle_io.h"
+#include "riffle_perm.h"
 #include "shuf.h"
 
 /* Output buffer: 1 MiB makes a thousand write(2) calls per GB, so their cost
@@ -192,49 +199,133 @@ static void write_numbers(rf_writer *w, const uint64_t *v, size_t n, unsigned ch
     }
 }
 
-/* -i LO-HI -r: no need to hold the range. */
-static int run_range_repeat(const struct shuf_opts *o, rf_rng *g, uint64_t n)
+/* Uniform in [0, max]: rf_below(max + 1), or one raw word when max + 1 is
+ * 2^64 (rf_range's rule for the full range). */
+static uint64_t draw_upto(rf_rng *g, uint64_t max)
 {
-    const uint64_t head = o->header < n ? o->header : n;
-    const uint64_t m = n - head;
+    return max == UINT64_MAX ? rf_rng_next64(g) : rf_below(g, max + 1);
+}
+
+/* The numbers LO .. LO+count-1, in order (a --header), streamed. */
+static void write_run(rf_writer *w, uint64_t lo, uint64_t count, unsigned char delim)
+{
+    for (uint64_t i = 0; i < count && !w->err; i++) {
+        rf_writer_put_u64(w, lo + i);
+        rf_writer_putc(w, delim);
+    }
+}
+
+/* The --header part of -i LO-HI (lo <= hi): min(K, n) numbers, where
+ * n = hi - lo + 1 may be 2^64. */
+static uint64_t range_head(const struct shuf_opts *o)
+{
+    const uint64_t max = o->hi - o->lo;
+    return o->header <= max ? o->header : max + 1;
+}
+
+/* -i LO-HI -r: no need to hold the range; any 64-bit range. */
+static int run_range_repeat(const struct shuf_opts *o, rf_rng *g)
+{
+    const int empty = o->lo > o->hi;
+    const uint64_t head = empty ? 0 : range_head(o);
+    const int none = empty || head > o->hi - o->lo; /* nothing after the header */
     uint64_t count = o->have_count ? o->count : UINT64_MAX;
-    if (m == 0 && count > 0)
+    if (none && count > 0)
         return no_lines_to_repeat();
     struct output out;
     if (out_open(&out, o->output) != 0)
         return CLI_FAIL;
-    for (uint64_t i = 0; i < head && !out.w.err; i++) {
-        rf_writer_put_u64(&out.w, o->lo + i);
-        rf_writer_putc(&out.w, o->delim);
-    }
+    write_run(&out.w, o->lo, head, o->delim);
+    const uint64_t first = o->lo + head, max = o->hi - first;
     for (; count > 0 && !out.w.err; count--) {
-        rf_writer_put_u64(&out.w, o->lo + head + rf_below(g, m));
+        rf_writer_put_u64(&out.w, first + draw_upto(g, max));
         rf_writer_putc(&out.w, o->delim);
     }
     return out_close(&out);
 }
 
-/* The numbers must fit in memory for now: a constant-memory random-access
- * permutation for huge ranges is planned (issue 6).  Refuse clearly rather than
- * let the kernel kill us: more than the physical memory is refused. */
-static int range_fits(uint64_t n)
+/* More numbers than RF_PERM_TABLE_MAX (2^20): too many to shuffle in memory
+ * in general, so they are streamed through a keyed permutation instead.  The
+ * choice depends on the size of the range only, never on the machine, so a
+ * seeded command gives the same output everywhere. */
+static int range_is_huge(const struct shuf_opts *o)
 {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    const uint64_t phys = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : UINT64_MAX;
-    return n <= SIZE_MAX / sizeof(uint64_t) && n <= phys / sizeof(uint64_t);
+    return o->lo <= o->hi && o->hi - o->lo >= RF_PERM_TABLE_MAX;
 }
 
-static int run_range(const struct shuf_opts *o, rf_rng *g)
+/* Numbers rf_perm_at_range evaluates per call. */
+#define PERM_BLOCK 512
+
+static rf_perm *range_perm(const struct shuf_opts *o, uint64_t max)
 {
-    const uint64_t n = o->hi - o->lo + 1;
-    if (o->repeat)
-        return run_range_repeat(o, g, n);
-    if (!range_fits(n)) {
-        cli_error("input range '%llu-%llu' is too large to hold in memory "
-                  "(huge ranges are not supported yet)",
-                  (unsigned long long)o->lo, (unsigned long long)o->hi);
+    uint8_t key[RF_KEY_BYTES];
+    if (cli_rng_key(&o->rng, key) != 0)
+        return NULL;
+    rf_status s;
+    rf_perm *p = rf_perm_new(key, max, RF_PERM_AUTO, &s);
+    memset(key, 0, sizeof key);
+    if (!p && s == RF_ENOMEM)
+        cli_error("memory exhausted");
+    else if (!p)
+        cli_error("cannot make the permutation: %s", rf_strerror(s));
+    return p;
+}
+
+/* Write LO + p(i) for i = 0, 1, ... up to `limit` numbers (all max + 1 of
+ * them, which may be 2^64, when unlimited). */
+static void write_perm(rf_writer *w, const rf_perm *p, uint64_t lo, int limited,
+                       uint64_t limit, unsigned char delim)
+{
+    const uint64_t max = rf_perm_max(p);
+    uint64_t buf[PERM_BLOCK];
+    for (uint64_t first = 0; !w->err; first += PERM_BLOCK) {
+        size_t c = max - first < PERM_BLOCK - 1 ? (size_t)(max - first) + 1 : PERM_BLOCK;
+        if (limited && limit < c)
+            c = (size_t)limit;
+        if (c == 0)
+            return;
+        rf_perm_at_range(p, first, c, buf);
+        for (size_t j = 0; j < c && !w->err; j++) {
+            rf_writer_put_u64(w, lo + buf[j]);
+            rf_writer_putc(w, delim);
+        }
+        limit -= limited ? c : 0;
+        if (max - first == c - 1)
+            return; /* the last number of the domain */
+    }
+}
+
+/* -i LO-HI for more than 2^20 numbers, constant memory: the --header numbers
+ * in place, then LO' + p(0), LO' + p(1), ... where p is rf_perm (riffle_perm.h,
+ * RF_PERM_AUTO: the SipHash Feistel cipher with cycle walking) over the m
+ * numbers after the header, starting at LO' = LO + header.  The key is made
+ * from --seed or --random-source exactly as the generator's (cli_rng_key), or
+ * from the OS; --rng does not enter (the permutation is not a generator).
+ * -n K evaluates p(0) .. p(K-1) only: O(K), and the head of the full output. */
+static int run_range_perm(const struct shuf_opts *o)
+{
+    const uint64_t head = range_head(o);
+    const int body = head <= o->hi - o->lo; /* numbers after the header */
+    rf_perm *p = NULL;
+    if (body && !(o->have_count && o->count == 0) && !(p = range_perm(o, o->hi - o->lo - head)))
+        return CLI_FAIL;
+    struct output out;
+    if (out_open(&out, o->output) != 0) {
+        rf_perm_free(p);
         return CLI_FAIL;
     }
+    write_run(&out.w, o->lo, head, o->delim);
+    if (p)
+        write_perm(&out.w, p, o->lo + head, o->have_count, o->count, o->delim);
+    rf_perm_free(p);
+    return out_close(&out);
+}
+
+/* -i LO-HI for at most 2^20 numbers (or none): the numbers in an array,
+ * shuffled as records are, so -i and `seq` give the same order. */
+static int run_range(const struct shuf_opts *o, rf_rng *g)
+{
+    const uint64_t n = o->lo <= o->hi ? o->hi - o->lo + 1 : 0; /* <= 2^20 */
     uint64_t *v = malloc(n ? (size_t)n * sizeof *v : 1);
     if (!v) {
         cli_error("memory exhausted");
@@ -268,11 +359,18 @@ int cli_shuf_main(int argc, char **argv, int shuf_mode)
     /* shuf -n 0 reads nothing it need not: no input, no random source. */
     if (o.have_count && o.count == 0 && o.header == 0)
         return run_nothing(&o);
+    /* A huge range needs a key, not a generator. */
+    if (o.have_range && !o.repeat && range_is_huge(&o))
+        return run_range_perm(&o);
     rf_rng storage;
     rf_rng *g = cli_rng_make(&o.rng, &storage);
     if (!g)
         return CLI_FAIL;
-    const int status = o.have_range ? run_range(&o, g) : run_records(&o, g);
+    int status;
+    if (o.have_range)
+        status = o.repeat ? run_range_repeat(&o, g) : run_range(&o, g);
+    else
+        status = run_records(&o, g);
     cli_rng_release(g, &storage);
     return status;
 }

@@ -12,7 +12,7 @@ struct shuf_opts {
     int echo, repeat;
     unsigned char delim;
     int have_range;
-    uint64_t lo, hi;   /* -i LO-HI, lo <= hi + 1 */
+    uint64_t lo, hi;   /* -i LO-HI: lo <= hi, or lo = hi + 1 (empty) */
     int have_count;
     uint64_t count;    /* -n, the smallest given; UINT64_MAX if huge */
     uint64_t header;   /* --header=K, 0 if none */

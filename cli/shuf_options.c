@@ -55,6 +55,10 @@ static const char usage_riffle[] =
     "      --rng=NAME            generator: chacha20 (default), xoshiro256++, pcg64\n"
     "      --header=K            output the first K lines first, in place; -n counts\n"
     "                              only the shuffled lines after them\n"
+    "  -i LO-HI takes any range of 64-bit numbers, up to 0-18446744073709551615.\n"
+    "  Above 2^20 numbers the range is never held: it is streamed in the order of\n"
+    "  a keyed pseudo-random permutation (riffle perm --mode=siphash) whose key is\n"
+    "  made from --seed or --random-source as the generator's, whatever --rng.\n"
     "  Several FILEs are read one after another, as one input.\n"
     "\n"
     "Without --seed or --random-source the generator is ChaCha20 keyed from the\n"
@@ -118,7 +122,8 @@ static int bad_range(const char *part, int overflow)
 
 /* -i LO-HI as shuf reads it: split at the first '-', each side a count, and
  * HI + 1 >= LO (LO = HI + 1 is the empty range); the message quotes the part
- * that is wrong. */
+ * that is wrong.  Both bounds are 64-bit: riffle (not shuf) takes the whole
+ * 0-18446744073709551615. */
 static int parse_range(const char *arg, struct shuf_opts *o)
 {
     const char *dash = strchr(arg, '-');
@@ -136,7 +141,11 @@ static int parse_range(const char *arg, struct shuf_opts *o)
     if (cli_parse_u64(dash + 1, &o->hi, &over) != 0 || over)
         return bad_range(dash + 1, over);
     const uint64_t n = o->hi - o->lo + 1; /* wraps to 0 for the full 2^64 */
-    if ((o->lo <= o->hi) == (n == 0))
+    if (o->lo > o->hi && n != 0)
+        return bad_range(arg, 0);
+    /* shuf refuses 0-18446744073709551615 (2^64 numbers: its count wraps to
+     * 0); riffle streams it with a keyed permutation (cmd_shuf.c). */
+    if (o->shuf_mode && o->lo <= o->hi && n == 0)
         return bad_range(arg, 0);
     return CLI_CONTINUE;
 }

@@ -53,6 +53,49 @@ cards_of() { sed 's/^[^:]*://' | tr ' ' '\n' | sed '/^$/d' | sort; }
     for j in $(seq 0 51); do [ "${names[${custom[$j]}]}" = "${order[$j]}" ]; done
 }
 
+@test "--rank: riffle unrank gives the dealt order back" {
+    for seed in 1 2026 hello; do
+        order=$("$RIFFLE" deal --seed=$seed -H 1 | sed 's/^[^:]*: //')
+        run "$RIFFLE" deal --seed=$seed -H 1 --rank
+        [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 2 ]
+        [ "${lines[0]}" = "hand 1: $order" ]
+        [[ "${lines[1]}" =~ ^rank:\ [0-9]+$ ]]
+        rank=${lines[1]#rank: }
+        [ "$("$RIFFLE" unrank --cards "$rank" | tr '\n' ' ' | sed 's/ $//')" = "$order" ]
+        # the rank is of the whole dealt deck, however it is split into hands
+        [ "$("$RIFFLE" deal --seed=$seed --rank | tail -n 1)" = "rank: $rank" ]
+    done
+    # 54 cards; a custom deck ranks the deck positions
+    run "$RIFFLE" deal --seed=4 -d 54 -H 1 --rank
+    [ "$("$RIFFLE" unrank --cards --size=54 "${lines[1]#rank: }" | tr '\n' ' ' | sed 's/ $//')" = \
+      "${lines[0]#hand 1: }" ]
+    run "$RIFFLE" deal --seed=4 -H 1 --rank a b c d e
+    [ "$("$RIFFLE" unrank --size=5 "${lines[1]#rank: }" | tr '\n' ' ' | tr 01234 abcde | sed 's/ $//')" = \
+      "${lines[0]#hand 1: }" ]
+}
+
+@test "--rank: the dealt cards are unchanged, the rank is pinned" {
+    cmp <("$RIFFLE" deal --seed=2026 --rank | head -n 4) <("$RIFFLE" deal --seed=2026)
+    cmp <("$RIFFLE" deal --seed=5 -p holdem --rank | head -n 7) <("$RIFFLE" deal --seed=5 -p holdem)
+    [ "$("$RIFFLE" deal --seed=2026 --rank | tail -n 1)" = \
+      "rank: 79318695050898768220501746059485322689373731962159261783190614934014" ]
+}
+
+@test "--rank with --json: a \"rank\" string" {
+    command -v python3 >/dev/null || skip "python3 (the JSON checker) not installed"
+    "$RIFFLE" deal --json --rank --seed=2026 > "$T/out.json"
+    text=$("$RIFFLE" deal --rank --seed=2026 | tail -n 1)
+    python3 - "$T/out.json" "${text#rank: }" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert isinstance(d["rank"], str) and d["rank"] == sys.argv[2]
+assert [len(h["cards"]) for h in d["hands"]] == [13] * 4
+PY
+    # without --rank, no rank field
+    "$RIFFLE" deal --json --seed=2026 > "$T/plain.json"
+    python3 -c 'import json,sys; assert "rank" not in json.load(open(sys.argv[1]))' "$T/plain.json"
+}
+
 @test "bridge: North East South West, 13 cards each, every card once" {
     run "$RIFFLE" deal --preset=bridge --seed=1
     [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 4 ]

@@ -132,3 +132,54 @@ flat() { tr '\n' ' ' | sed 's/ $//'; }
     run "$RIFFLE" --seed=1 --seed=2 -e a
     [ "$status" -eq 1 ] && [ "$output" = "riffle: multiple seeds specified" ]
 }
+
+@test "golden: -i over 2^20 numbers is a seeded keyed permutation" {
+    [ "$("$RIFFLE" -i 0-999999999999 -n 5 --seed=1 | flat)" = \
+      "30749850352 258405798329 821598148682 679500113918 689124661856" ]
+    [ "$("$RIFFLE" -i 0-18446744073709551615 -n 3 --seed=1 | flat)" = \
+      "890583628705677739 16117906322084680832 2741769386602134356" ]
+    [ "$("$RIFFLE" -i 1-1048581 --seed=3 -n 8 | flat)" = \
+      "509090 663517 612151 254927 745547 594518 191213 802834" ]
+}
+
+@test "-i over 2^20 numbers: -n K is the head of the full output" {
+    cmp <("$RIFFLE" -i 0-999999999999 -n 5 --seed=1) \
+        <("$RIFFLE" -i 0-999999999999 --seed=1 | head -n 5)
+    for k in 1 511 512 513 1500; do
+        cmp <("$RIFFLE" -i 7-1048583 -n "$k" --seed=abc) \
+            <("$RIFFLE" -i 7-1048583 --seed=abc | head -n "$k")
+    done
+}
+
+@test "-i over 2^20 numbers is LO + riffle perm's p(i), keyed as --seed keys" {
+    # the same key rule (integer and string seeds), whatever --rng says
+    for seed in 1 hello 18446744073709551616; do
+        want=$("$RIFFLE" perm --size 1000000000000 --seed=$seed $(seq 0 9) |
+               while read -r v; do echo $((v + 5)); done | flat)
+        [ "$("$RIFFLE" -i 5-1000000000004 -n 10 --seed=$seed | flat)" = "$want" ]
+        [ "$("$RIFFLE" -i 5-1000000000004 -n 10 --seed=$seed --rng=pcg64 | flat)" = "$want" ]
+    done
+    # on both sides of the threshold: table mode (2^20) and cipher (2^20 + 1)
+    for n in 1048576 1048577; do
+        [ "$("$RIFFLE" -i 0-$((n - 1)) -n 4 --seed=5 | flat)" = \
+          "$("$RIFFLE" perm --size $n --seed=5 0 1 2 3 | flat)" ]
+    done
+    # 2^20 numbers are still shuffled in memory: the same order as seq's lines
+    cmp <("$RIFFLE" -i 1-1048576 --seed=9 | head -n 1000) <(seq 1048576 | "$RIFFLE" --seed=9 | head -n 1000)
+}
+
+@test "-i over 2^20 numbers with --random-source: its first 32 bytes are the key" {
+    printf 'ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`' > "$T/key"
+    { cat "$T/key"; echo trailing; } > "$T/key2"
+    printf 'abcdefghijklmnopqrstuvwxyz{|}~!?' > "$T/key3"
+    a=$("$RIFFLE" --random-source="$T/key" -i 1-5000000 -n 20 | flat)
+    [ "$(echo "$a" | wc -w)" -eq 20 ]
+    [ "$("$RIFFLE" --random-source="$T/key2" -i 1-5000000 -n 20 | flat)" = "$a" ]
+    [ "$("$RIFFLE" --random-source="$T/key3" -i 1-5000000 -n 20 | flat)" != "$a" ]
+    [ "$("$RIFFLE" --random-source="$T/key" -i 1-5000000 -n 3 | flat)" = "3417355 475760 2904114" ]
+    printf 'short' > "$T/short"
+    run "$RIFFLE" --random-source="$T/short" -i 1-5000000
+    [ "$status" -eq 1 ] && [ "$output" = "riffle: '$T/short': end of file" ]
+    # without a seed: OS entropy, two runs differ
+    [ "$("$RIFFLE" -i 0-18446744073709551615 -n 4 | flat)" != "$("$RIFFLE" -i 0-18446744073709551615 -n 4 | flat)" ]
+}

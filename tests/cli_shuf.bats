@@ -197,18 +197,53 @@ sorted_z() { LC_ALL=C sort -z "$1"; }
     check 2-3-4 "'3-4'"
     check 1-3x "'3x'"
     check '' "''"
-    check 0-18446744073709551615 "'0-18446744073709551615'"
     check 1-18446744073709551616 "'18446744073709551616': Value too large for defined data type"
     check 18446744073709551616-1 "'18446744073709551616': Value too large for defined data type"
 }
 
-@test "-i with a range too large to hold in memory is refused clearly" {
-    run "$RIFFLE" -i 1-18446744073709551615
-    [ "$status" -eq 1 ]
-    [[ "$output" == "riffle: input range '1-18446744073709551615' is too large to hold in memory"* ]]
-    # -r needs no memory for the range
-    run "$RIFFLE" -r -n 3 -i 1-18446744073709551615
+@test "-i over 2^20 numbers: streamed, any 64-bit range" {
+    # 10^12 numbers could never be held (8 TB): -n K evaluates K of them
+    run "$RIFFLE" -i 0-999999999999 -n 5 --seed=1
+    [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 5 ]
+    [ "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" -eq 5 ]
+    for v in "${lines[@]}"; do [[ "$v" =~ ^[0-9]+$ ]] && [ "$v" -le 999999999999 ]; done
+    # all 2^64 numbers (shuf refuses this range: see the shuf-mode test)
+    run "$RIFFLE" -i 0-18446744073709551615 -n 3
     [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 3 ]
+    [ "$(printf '%s\n' "${lines[@]}" | sort -u | wc -l)" -eq 3 ]
+    run "$RIFFLE" -i 18446744073709551000-18446744073709551615 -n 2
+    [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 2 ]
+    # -r needs no memory for the range either, up to the full 2^64
+    for r in 1-18446744073709551615 0-18446744073709551615; do
+        run "$RIFFLE" -r -n 3 -i "$r"
+        [ "$status" -eq 0 ] && [ "${#lines[@]}" -eq 3 ]
+    done
+}
+
+@test "-i over 2^20 numbers: every number exactly once" {
+    # 2^20 + 5: just past the in-memory shuffle
+    "$RIFFLE" -i 1-1048581 --seed=3 > "$T/out"
+    [ "$(wc -l < "$T/out")" -eq 1048581 ]
+    [ "$(sort -n "$T/out" | uniq | wc -l)" -eq 1048581 ]
+    [ "$(sort -n "$T/out" | head -n 1)" -eq 1 ]
+    [ "$(sort -n "$T/out" | tail -n 1)" -eq 1048581 ]
+    ! cmp -s "$T/out" <(seq 1048581)
+    # --header, -o and -z work as for small ranges
+    "$RIFFLE" -i 5-2000000 --header=2 -n 3 -o "$T/h" --seed=1
+    [ "$(head -n 2 "$T/h" | tr '\n' ' ')" = "5 6 " ] && [ "$(wc -l < "$T/h")" -eq 5 ]
+    for v in $(tail -n 3 "$T/h"); do [ "$v" -ge 7 ] && [ "$v" -le 2000000 ]; done
+    cmp <("$RIFFLE" -i 1-2000000 -n 50 --seed=2 -z | tr '\0' '\n') \
+        <("$RIFFLE" -i 1-2000000 -n 50 --seed=2)
+}
+
+@test "-i over 2^20 numbers: a closed pipe ends it quietly" {
+    run bash -c '"$0" -i 0-999999999999 2>"$1/err" | head -n 3 | wc -l; echo "${PIPESTATUS[0]}"' "$RIFFLE" "$T"
+    [ "${lines[0]}" -eq 3 ]
+    [ "${lines[1]}" -eq 141 ]   # SIGPIPE, as shuf
+    [ ! -s "$T/err" ]
+    run bash -c 'trap "" PIPE; "$0" -i 0-18446744073709551615 2>"$1/err" | head -n 1 >/dev/null; echo "${PIPESTATUS[0]}"' "$RIFFLE" "$T"
+    [ "$output" -eq 1 ]
+    [ ! -s "$T/err" ]
 }
 
 @test "multiple -i, -o and --random-source" {
@@ -398,6 +433,8 @@ sorted_z() { LC_ALL=C sort -z "$1"; }
     [ "$status" -eq 1 ] && [ "${lines[0]}" = "shuf: extra operand 'b'" ]
     run "$SHUF" -i 5-3
     [ "$output" = "shuf: invalid input range: '5-3'" ]
+    run "$SHUF" -i 0-18446744073709551615   # 2^64 numbers: only riffle takes them
+    [ "$status" -eq 1 ] && [ "$output" = "shuf: invalid input range: '0-18446744073709551615'" ]
     run "$SHUF" --he=1 -i 1-3      # still ambiguous: --head-count, --help
     [ "$status" -eq 1 ]
     run "$SHUF" --hea=1 -i 1-3
@@ -426,7 +463,7 @@ sorted_z() { LC_ALL=C sort -z "$1"; }
     [ -f "$man" ]
     for opt in echo input-range head-count output random-source repeat zero-terminated \
                help version seed rng header deck deck-file hands players cards kitty \
-               preset unicode json; do
+               preset unicode json rank; do
         needle="\\-\\-${opt//-/\\-}"   # roff spells --a-b as \-\-a\-b
         grep -qF -- "$needle" "$man" || { echo "missing $needle"; false; }
     done
