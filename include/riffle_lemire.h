@@ -19,6 +19,22 @@
  * every digit tuple -- is uniform.  Since t < P, lk >= P accepts without the
  * division that computes t (the "nearly divisionless" part). */
 
+#ifndef RF_UNROLL_
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+#define RF_UNROLL_ _Pragma("GCC unroll 8")
+#else
+#define RF_UNROLL_
+#endif
+#endif
+
+#ifndef RF_COLD_
+#if defined(__GNUC__)
+#define RF_COLD_ __attribute__((noinline, cold, unused))
+#else
+#define RF_COLD_
+#endif
+#endif
+
 static inline void LT_NAME(batch)(LT_WORD (*next)(void *), void *ctx,
                                   const LT_WORD *bounds, size_t k, LT_WORD *out)
 {
@@ -28,6 +44,7 @@ static inline void LT_NAME(batch)(LT_WORD (*next)(void *), void *ctx,
         prod = (LT_WORD)(1ull * prod * bounds[i]); /* 1ull: no signed overflow at 16 bits */
     for (;;) {
         LT_WORD lo = next(ctx);
+        RF_UNROLL_
         for (size_t i = 0; i < k; i++)
             out[i] = LT_MULHI(lo, bounds[i], &lo);
         if (prod == 0 || lo >= prod)
@@ -44,22 +61,28 @@ static inline void LT_NAME(batch)(LT_WORD (*next)(void *), void *ctx,
  * the product and the division are computed only for the rare words below U
  * (probability U / 2^W).  The acceptance rule is exactly the one above, so the
  * results are identical to LT_NAME(batch) on the same bounds. */
+/* The exact test of the falling form, reached only for words below U: kept
+ * out of line so that the hot loop stays small. */
+RF_COLD_ static int LT_NAME(falling_accepts)(LT_WORD lo, LT_WORD b, size_t k)
+{
+    LT_WORD prod = 1;
+    for (size_t i = 0; i < k; i++)
+        prod = (LT_WORD)(1ull * prod * (LT_WORD)(b - i));
+    if (lo >= prod)
+        return 1;
+    return lo >= (LT_WORD)((LT_WORD)(0u - prod) % prod); /* lo >= 2^W mod P */
+}
+
 static inline void LT_NAME(falling)(LT_WORD (*next)(void *), void *ctx, LT_WORD b,
                                     size_t k, LT_WORD U, LT_WORD *out)
 {
     for (;;) {
         LT_WORD lo = next(ctx);
+        /* Fully unrolled when k is a constant: gcc -O2 alone keeps the loop. */
+        RF_UNROLL_
         for (size_t i = 0; i < k; i++)
             out[i] = LT_MULHI(lo, (LT_WORD)(b - i), &lo);
-        if (lo >= U)
-            return;
-        LT_WORD prod = 1;
-        for (size_t i = 0; i < k; i++)
-            prod = (LT_WORD)(1ull * prod * (LT_WORD)(b - i));
-        if (lo >= prod)
-            return;
-        const LT_WORD t = (LT_WORD)((LT_WORD)(0u - prod) % prod); /* 2^W mod P */
-        if (lo >= t)
+        if (lo >= U || LT_NAME(falling_accepts)(lo, b, k))
             return;
     }
 }

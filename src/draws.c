@@ -5,23 +5,36 @@
 #include "bounded_internal.h"
 
 /* One loop body for every generator: NEXT is an inline word function of a
- * local context; the batch function inlines it. */
+ * local context; the batch function inlines it.  The schedule is walked in its
+ * phases -- the batch length k changes only where b = n - t crosses 2^30, 2^19,
+ * 2^14, 2^11 and 2^9 (rfi_batch_len) -- so that k is a compile-time constant in
+ * each phase and the digit loop unrolls into registers; the last batch (b <= 6,
+ * k = b - 1) is the only one with a variable k.  Same batches, same words, same
+ * draws as rfi_batch_len describes (tests/test_shuffle.c compares them). */
+#define DRAW_PHASE(NEXT, CTX, K, B_MIN, U)                                        \
+    while (m < want && b > (B_MIN) && b > (K)) {                                  \
+        rfi_lemire64_falling(NEXT, CTX, b, K, U, d + m);                          \
+        m += (K);                                                                 \
+        b -= (K);                                                                 \
+    }
+
 #define DRAW_STEPS_LOOP(NEXT, CTX)                                                \
     size_t m = 0;                                                                 \
-    while (m < want && t + 1 < n) {                                               \
-        const uint64_t b = n - t;                                                 \
-        uint64_t U;                                                               \
-        const size_t k = rfi_batch_len(b, &U);                                    \
-        switch (k) { /* constant k per case: the batch loops unroll */           \
-        case 6: rfi_lemire64_falling(NEXT, CTX, b, 6, U, d + m); break;           \
-        case 5: rfi_lemire64_falling(NEXT, CTX, b, 5, U, d + m); break;           \
-        case 4: rfi_lemire64_falling(NEXT, CTX, b, 4, U, d + m); break;           \
-        case 3: rfi_lemire64_falling(NEXT, CTX, b, 3, U, d + m); break;           \
-        case 2: rfi_lemire64_falling(NEXT, CTX, b, 2, U, d + m); break;           \
-        default: rfi_lemire64_falling(NEXT, CTX, b, 1, U, d + m); break;          \
-        }                                                                         \
-        m += k;                                                                   \
-        t += k;                                                                   \
+    uint64_t b = n - t;                                                           \
+    while (m < want && b > (UINT64_C(1) << 30)) {                                 \
+        rfi_lemire64_falling(NEXT, CTX, b, 1, b, d + m);                          \
+        m++;                                                                      \
+        b--;                                                                      \
+    }                                                                             \
+    DRAW_PHASE(NEXT, CTX, 2, UINT64_C(1) << 19, UINT64_C(1) << 60)                \
+    DRAW_PHASE(NEXT, CTX, 3, UINT64_C(1) << 14, UINT64_C(1) << 57)                \
+    DRAW_PHASE(NEXT, CTX, 4, UINT64_C(1) << 11, UINT64_C(1) << 56)                \
+    DRAW_PHASE(NEXT, CTX, 5, UINT64_C(1) << 9, UINT64_C(1) << 55)                 \
+    DRAW_PHASE(NEXT, CTX, 6, 0, UINT64_C(1) << 54)                                \
+    if (m < want && b >= 2) {                                                     \
+        rfi_lemire64_falling(NEXT, CTX, b, (size_t)(b - 1), UINT64_C(1) << 54,    \
+                             d + m);                                              \
+        m += (size_t)(b - 1);                                                     \
     }
 
 struct xo_local {
