@@ -302,6 +302,32 @@ static void public_contracts(void **state)
     assert_int_equal(rf_below_batch(&g, zero, 2, out), RF_EINVAL);
 }
 
+/* The typed draws equal rf_below through the handle, word for word. */
+static void typed_draws_match_handle(void **state)
+{
+    (void)state;
+    const rf_rng_kind kinds[] = {RF_RNG_CHACHA20, RF_RNG_XOSHIRO256PP, RF_RNG_PCG64};
+    const uint64_t bounds[] = {1, 2, 3, 6, 52, 1000000007, UINT64_C(1) << 63,
+                               UINT64_MAX, (UINT64_C(1) << 63) + 1};
+    for (size_t k = 0; k < 3; k++) {
+        rf_rng a, b;
+        assert_int_equal(rf_rng_seed_u64(&a, kinds[k], 314), RF_OK);
+        b = a;
+        for (int rep = 0; rep < 200; rep++)
+            for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+                uint64_t want = rf_below(&a, bounds[i]), got;
+                if (kinds[k] == RF_RNG_XOSHIRO256PP)
+                    got = rf_xoshiro_below(&b.u.xoshiro, bounds[i]);
+                else if (kinds[k] == RF_RNG_PCG64)
+                    got = rf_pcg64_below(&b.u.pcg, bounds[i]);
+                else
+                    got = rf_chacha_below(&b.u.chacha, bounds[i]);
+                assert_true(got == want);
+            }
+        assert_true(rf_rng_next64(&a) == rf_rng_next64(&b));
+    }
+}
+
 /* Statistics come second: a fixed-seed chi-square on rf_below(10) per
  * generator (deterministic, so it cannot flake). 99.9% critical value of
  * chi-square with 9 degrees of freedom: 27.877. */
@@ -335,6 +361,7 @@ int main(void)
         cmocka_unit_test(batch_16bit_pairs),
         cmocka_unit_test(batch64_matches_definition),
         cmocka_unit_test(public_contracts),
+        cmocka_unit_test(typed_draws_match_handle),
         cmocka_unit_test(chi_square_smoke),
     };
     return cmocka_run_group_tests_name("bounded", tests, NULL, NULL);
