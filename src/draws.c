@@ -3,6 +3,7 @@
  * cannot alias it, and the compiler keeps it in registers (the issue's
  * "state reached through a pointer can alias the array and force reloads"). */
 #include "bounded_internal.h"
+#include "word_local.h"
 
 /* One loop body for every generator: NEXT is an inline word function of a
  * local context; the batch function inlines it.  The schedule is walked in its
@@ -37,24 +38,6 @@
         m += (size_t)(b - 1);                                                     \
     }
 
-struct xo_local {
-    uint64_t s0, s1, s2, s3;
-};
-
-static inline uint64_t xo_next(void *ctx)
-{
-    struct xo_local *x = ctx;
-    const uint64_t result = rf_rotl64_(x->s0 + x->s3, 23) + x->s0;
-    const uint64_t t = x->s1 << 17;
-    x->s2 ^= x->s0;
-    x->s3 ^= x->s1;
-    x->s1 ^= x->s2;
-    x->s0 ^= x->s3;
-    x->s2 ^= t;
-    x->s3 = rf_rotl64_(x->s3, 45);
-    return result;
-}
-
 static size_t steps_xoshiro(rf_xoshiro *g, uint64_t n, uint64_t t, size_t want, uint64_t *d)
 {
     struct xo_local x = {g->s[0], g->s[1], g->s[2], g->s[3]};
@@ -66,36 +49,12 @@ static size_t steps_xoshiro(rf_xoshiro *g, uint64_t n, uint64_t t, size_t want, 
     return m;
 }
 
-static inline uint64_t pcg_next(void *ctx)
-{
-    return rf_pcg64_next64(ctx);
-}
-
 static size_t steps_pcg(rf_pcg64 *g, uint64_t n, uint64_t t, size_t want, uint64_t *d)
 {
     rf_pcg64 p = *g;
     DRAW_STEPS_LOOP(pcg_next, &p)
     *g = p;
     return m;
-}
-
-/* ChaCha20: only the read position is local; the buffer is refilled in place. */
-struct cc_local {
-    rf_chacha *c;
-    size_t avail;
-};
-
-static inline uint64_t cc_next(void *ctx)
-{
-    struct cc_local *l = ctx;
-    if (l->avail < 8) {
-        l->c->avail = l->avail;
-        rf_chacha_refill(l->c);
-        l->avail = l->c->avail;
-    }
-    uint64_t v = rf_load_le64_(l->c->buf + (RF_CHACHA_BUFFER - l->avail));
-    l->avail -= 8;
-    return v;
 }
 
 static size_t steps_chacha(rf_chacha *c, uint64_t n, uint64_t t, size_t want, uint64_t *d)

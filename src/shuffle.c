@@ -5,11 +5,15 @@
  * among the n - t remaining elements at each step), so all n! orderings are
  * equally likely; tests/test_shuffle.c checks this by exact enumeration.
  *
- * The draws come in chunks from rfi_draw_steps (src/draws.c); applying them is
- * a separate loop per element width, which also lets us prefetch the element a
+ * The built-in generators with 4-, 8- and 16-byte elements take the fused
+ * path (src/shuffle_fused.c).  Everything else -- caller sources, other sizes,
+ * the callback form -- draws in chunks from rfi_draw_steps (src/draws.c) and
+ * applies them in a second loop per element width, prefetching the element a
  * few steps ahead: beyond the caches Fisher-Yates is bound by the latency of
- * the random a[j] access, and knowing j early overlaps those misses. */
+ * the random a[j] access, and knowing j early overlaps those misses.  Both
+ * make the same draws from the same words. */
 #include "bounded_internal.h"
+#include "shuffle_internal.h"
 
 #include <string.h>
 
@@ -97,6 +101,8 @@ static size_t full_steps(size_t n)
 static void shuffle_limited(rf_rng *g, void *base, size_t n, size_t size, size_t limit)
 {
     if (size == 0 || limit == 0)
+        return;
+    if (rfi_shuffle_fused(g, base, n, size, limit))
         return;
     switch (size) {
     case 4:
