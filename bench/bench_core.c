@@ -519,21 +519,33 @@ typedef struct drawer {
     const char *target; /* non-NULL: checked against the < 2 ns target */
 } drawer;
 
+/* The draw loops store every result into this ring and fold it at the end,
+ * rather than summing into an accumulator: the compiler may keep a sum in
+ * memory, and its store-to-load round trip would then dominate what is timed. */
+#define DRAW_RING 256
+static uint64_t draw_ring[DRAW_RING];
+
+static uint64_t fold_ring(void)
+{
+    uint64_t h = 0;
+    for (size_t i = 0; i < DRAW_RING; i++)
+        h = h * 31 + draw_ring[i];
+    return h;
+}
+
 /* Bounds count, count-1, ..., 1: the bounds a shuffle of `count` draws. */
 static uint64_t draw_rf_below(void *state, size_t count)
 {
-    uint64_t acc = 0;
     for (size_t b = count; b > 0; b--)
-        acc += rf_below(state, b);
-    return acc;
+        draw_ring[b % DRAW_RING] = rf_below(state, b);
+    return fold_ring();
 }
 
 static uint64_t draw_rf_raw(void *state, size_t count)
 {
-    uint64_t acc = 0;
     for (size_t i = 0; i < count; i++)
-        acc ^= rf_rng_next64(state);
-    return acc;
+        draw_ring[i % DRAW_RING] = rf_rng_next64(state);
+    return fold_ring();
 }
 
 /* The same words with the handle copied to a local first, so the compiler may
@@ -542,53 +554,48 @@ static uint64_t draw_rf_raw(void *state, size_t count)
 static uint64_t draw_rf_raw_local(void *state, size_t count)
 {
     rf_rng g = *(rf_rng *)state;
-    uint64_t acc = 0;
     for (size_t i = 0; i < count; i++)
-        acc ^= rf_rng_next64(&g);
+        draw_ring[i % DRAW_RING] = rf_rng_next64(&g);
     *(rf_rng *)state = g;
-    return acc;
+    return fold_ring();
 }
 
 /* rf_below with the handle copied to a local (state may stay in registers). */
 static uint64_t draw_rf_below_local(void *state, size_t count)
 {
     rf_rng g = *(rf_rng *)state;
-    uint64_t acc = 0;
     for (size_t b = count; b > 0; b--)
-        acc += rf_below(&g, b);
+        draw_ring[b % DRAW_RING] = rf_below(&g, b);
     *(rf_rng *)state = g;
-    return acc;
+    return fold_ring();
 }
 
 /* The typed bounded draws (no handle dispatch), state copied to a local. */
 static uint64_t draw_xoshiro_below(void *state, size_t count)
 {
     rf_xoshiro x = ((rf_rng *)state)->u.xoshiro;
-    uint64_t acc = 0;
     for (size_t b = count; b > 0; b--)
-        acc += rf_xoshiro_below(&x, b);
+        draw_ring[b % DRAW_RING] = rf_xoshiro_below(&x, b);
     ((rf_rng *)state)->u.xoshiro = x;
-    return acc;
+    return fold_ring();
 }
 
 static uint64_t draw_pcg64_below(void *state, size_t count)
 {
     rf_pcg64 p = ((rf_rng *)state)->u.pcg;
-    uint64_t acc = 0;
     for (size_t b = count; b > 0; b--)
-        acc += rf_pcg64_below(&p, b);
+        draw_ring[b % DRAW_RING] = rf_pcg64_below(&p, b);
     ((rf_rng *)state)->u.pcg = p;
-    return acc;
+    return fold_ring();
 }
 
 static uint64_t draw_chacha_below(void *state, size_t count)
 {
     rf_chacha c = ((rf_rng *)state)->u.chacha;
-    uint64_t acc = 0;
     for (size_t b = count; b > 0; b--)
-        acc += rf_chacha_below(&c, b);
+        draw_ring[b % DRAW_RING] = rf_chacha_below(&c, b);
     ((rf_rng *)state)->u.chacha = c;
-    return acc;
+    return fold_ring();
 }
 
 #if defined(__SIZEOF_INT128__)
@@ -596,11 +603,10 @@ static uint64_t draw_chacha_below(void *state, size_t count)
 static uint64_t draw_lemire_ref(void *state, size_t count)
 {
     rf_xoshiro x = *(rf_xoshiro *)state;
-    uint64_t acc = 0;
     for (size_t b = count; b > 0; b--)
-        acc += lemire_below(&x, b);
+        draw_ring[b % DRAW_RING] = lemire_below(&x, b);
     *(rf_xoshiro *)state = x;
-    return acc;
+    return fold_ring();
 }
 #endif
 

@@ -4,7 +4,9 @@
 # arguments (--reps N, --sizes LIST, --min-elems N, --no-draws, --big); then
 # every other bench_* program in the directory, with none.  BIG=1 in the
 # environment asks every benchmark for its large sizes (bench_core: n = 10^8,
-# about 0.8 GB).  BENCHES="core big ..." runs only those.  The machine and its
+# about 0.8 GB).  BENCHES="core big ..." runs only those; "cli" (asked for by
+# name only: it generates files and takes minutes) adds bench/bench_cli.sh on
+# the riffle program of the parent build directory.  The machine and its
 # load are printed before and after: figures from a shared machine mean
 # little without them.  A benchmark, not a test: a missed target never fails;
 # only a missing program or a broken shuffle (non-zero exit) does.
@@ -39,5 +41,12 @@ for prog in "$dir"/bench_*; do
     echo "== bench_$name (load average $(load)) =="
     "$prog" || status=1
 done
+case " ${BENCHES:-} " in
+*" cli "*)
+    echo
+    echo "== bench_cli.sh (load average $(load)) =="
+    sh "$(dirname "$0")/bench_cli.sh" "$(dirname "$dir")" || status=1
+    ;;
+esac
 echo "load average after: $(load)"
 exit $status

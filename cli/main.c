@@ -12,7 +12,6 @@
 
 const char *cli_prog = "riffle";
 
-
 struct subcommand {
     const char *name;
     int (*run)(int argc, char **argv);
