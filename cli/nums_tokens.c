@@ -68,38 +68,11 @@ const char *nums_token(struct nums_tokens *t, int *err)
     return t->buf;
 }
 
-/* The same test as cli_seed.c's: all decimal digits, value at most 2^64-1. */
-static int decimal_u64(const char *s, uint64_t *v)
-{
-    uint64_t x = 0;
-    if (!*s)
-        return 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return 0;
-        const unsigned d = (unsigned)(*s - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            return 0;
-        x = x * 10 + d;
-    }
-    *v = x;
-    return 1;
-}
-
+/* The key --seed gives (cli_rng_key's rule: one place for it), or OS entropy. */
 int nums_key(const char *seed, uint8_t key[RF_KEY_BYTES])
 {
-    uint64_t v;
-    rf_status s;
-    if (!seed)
-        s = rf_seed_os(key);
-    else if (decimal_u64(seed, &v))
-        s = rf_seed_u64(key, v);
-    else
-        s = rf_seed_string(key, seed, strlen(seed));
-    if (s == RF_OK)
-        return 0;
-    cli_error("cannot make the permutation key: %s", rf_strerror(s));
-    return 1;
+    const struct cli_rng_opts o = {seed, NULL, NULL};
+    return cli_rng_key(&o, key) != 0;
 }
 
 int nums_write_failed(int err)
