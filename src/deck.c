@@ -5,6 +5,7 @@
  * dealt = 0: the next deals pick uniformly among all n cards whatever their
  * current arrangement, so the dealt order stays a uniform permutation. */
 #include "riffle.h"
+#include "shuffle_internal.h"
 
 #include <assert.h>
 #include <stdlib.h>
@@ -61,20 +62,6 @@ size_t rf_deck_remaining(const rf_deck *d)
     return d->n - d->dealt;
 }
 
-static void swap_items(unsigned char *x, unsigned char *y, size_t size)
-{
-    unsigned char tmp[64];
-    while (size > 0) {
-        size_t c = size < sizeof tmp ? size : sizeof tmp;
-        memcpy(tmp, x, c);
-        memcpy(x, y, c);
-        memcpy(y, tmp, c);
-        x += c;
-        y += c;
-        size -= c;
-    }
-}
-
 /* One deal: the card moves to items[dealt].  The last card needs no draw. */
 static void deal_one(rf_deck *d, rf_rng *g)
 {
@@ -82,7 +69,7 @@ static void deal_one(rf_deck *d, rf_rng *g)
     if (left > 1) {
         size_t j = d->dealt + (size_t)rf_below(g, left);
         if (j != d->dealt)
-            swap_items(d->items + d->dealt * d->size, d->items + j * d->size, d->size);
+            rfi_swap_bytes(d->items + d->dealt * d->size, d->items + j * d->size, d->size);
     }
     d->dealt++;
 }

@@ -67,7 +67,7 @@ SHUFFLE_WIDTH(8)
 SHUFFLE_WIDTH(16)
 
 /* Any other size: swap through a small buffer, 64 bytes at a time. */
-static void swap_bytes(unsigned char *x, unsigned char *y, size_t size)
+void rfi_swap_bytes(unsigned char *x, unsigned char *y, size_t size)
 {
     unsigned char tmp[64];
     while (size > 0) {
@@ -88,7 +88,7 @@ static void shuffle_any(rf_rng *g, unsigned char *a, size_t n, size_t size, size
         const size_t m = next_chunk(g, n, t, limit, d);
         for (size_t i = 0; i < m; i++)
             if (d[i] != 0)
-                swap_bytes(a + (t + i) * size, a + (t + i + d[i]) * size, size);
+                rfi_swap_bytes(a + (t + i) * size, a + (t + i + d[i]) * size, size);
         t += m;
     }
 }

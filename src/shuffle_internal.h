@@ -1,4 +1,5 @@
-/* Internal: the fused Fisher-Yates fast path (src/shuffle_fused.c). */
+/* Internal: the fused Fisher-Yates fast path (src/shuffle_fused.c) and the
+ * byte swap shared by src/shuffle.c and src/deck.c. */
 #ifndef RF_SHUFFLE_INTERNAL_H
 #define RF_SHUFFLE_INTERNAL_H
 
@@ -9,5 +10,9 @@
  * (nothing drawn) when no fused path exists for this generator kind and
  * element size: the caller then uses the generic path. */
 int rfi_shuffle_fused(rf_rng *g, unsigned char *a, size_t n, size_t size, size_t limit);
+
+/* Exchange size bytes at x and y (distinct), 64 bytes at a time: the element
+ * swap of the generic shuffle path and of the deck. */
+void rfi_swap_bytes(unsigned char *x, unsigned char *y, size_t size);
 
 #endif
