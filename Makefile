@@ -3,7 +3,8 @@
 #   make check      the whole suite: normal build, ASan+UBSan build, -Werror
 #                   builds under gcc and clang, exported-symbol check
 #   make bench      benchmarks (ratios against baselines, one run)
-#   make install    honours PREFIX, DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR
+#   make install    honours PREFIX, DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR,
+#                   LIBEXECDIR; INSTALL_SHUF_LINK=1 adds BINDIR/shuf -> riffle
 #   make deps       install the Debian packages the build and tests need (root)
 #   make demo       the README's main job: deal a shuffled 52-card deck
 
@@ -11,6 +12,7 @@ PREFIX     ?= /usr/local
 EXEC_PREFIX?= $(PREFIX)
 BINDIR     ?= $(EXEC_PREFIX)/bin
 LIBDIR     ?= $(EXEC_PREFIX)/lib
+LIBEXECDIR ?= $(EXEC_PREFIX)/libexec
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
@@ -123,8 +125,8 @@ check:
 # Benchmarks print ratios against their baselines, measured in the same run.
 bench: all
 	$(MAKE) -C bench BUILD=$(abspath $(BUILD))/bench LIB=$(abspath $(STATIC))
-	@echo "benchmarks built in $(BUILD)/bench; run: bench/run.sh"
-	bench/run.sh $(BUILD)/bench
+	@echo "benchmarks built in $(BUILD)/bench; run: bench/bench_all.sh"
+	bench/bench_all.sh $(BUILD)/bench
 
 # The main job on a built-in example: deal a shuffled 52-card deck to 4 hands.
 demo: all
@@ -141,11 +143,35 @@ install: all
 	$(INSTALL) -m 644 include/riffle*.h $(DESTDIR)$(INCLUDEDIR)/
 	$(PC_SUBST) riffle.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/riffle.pc
 	if [ -f docs/riffle.1 ]; then $(INSTALL) -m 644 docs/riffle.1 $(DESTDIR)$(MANDIR)/man1/riffle.1; fi
+	$(if $(CLI_SRCS),$(install_shuf_links))
 
+# The `shuf` name (riffle then accepts exactly shuf's interface, issue 3) is
+# installed where it shadows nothing: $(LIBEXECDIR)/riffle/shuf, for users who
+# put that directory first in PATH.  INSTALL_SHUF_LINK=1 also links
+# $(BINDIR)/shuf, but never over a file that is not already that link (with
+# PREFIX=/usr that would be coreutils' own shuf).  The libexec link names
+# $(BINDIR)/riffle without DESTDIR: it dangles in a staging tree and resolves
+# once the tree is installed.
+SHUF_DIR := $(LIBEXECDIR)/riffle
+define install_shuf_links
+$(INSTALL) -d $(DESTDIR)$(SHUF_DIR)
+	ln -sfn $(BINDIR)/riffle $(DESTDIR)$(SHUF_DIR)/shuf
+	@if [ "$(INSTALL_SHUF_LINK)" = 1 ]; then \
+	    l=$(DESTDIR)$(BINDIR)/shuf; \
+	    if { [ -e "$$l" ] || [ -L "$$l" ]; } && [ "$$(readlink "$$l")" != riffle ]; then \
+	        echo "install: $$l exists and is not a link to riffle; not replaced" >&2; exit 1; \
+	    fi; \
+	    echo "ln -sfn riffle $$l"; ln -sfn riffle "$$l"; \
+	fi
+endef
+
+# Removes both shuf links, the BINDIR one only if it is riffle's.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/riffle $(DESTDIR)$(LIBDIR)/libriffle.a \
 	    $(DESTDIR)$(LIBDIR)/libriffle.so* $(DESTDIR)$(PKGCONFIGDIR)/riffle.pc \
-	    $(DESTDIR)$(MANDIR)/man1/riffle.1
+	    $(DESTDIR)$(MANDIR)/man1/riffle.1 $(DESTDIR)$(SHUF_DIR)/shuf
+	if [ "$$(readlink $(DESTDIR)$(BINDIR)/shuf)" = riffle ]; then rm -f $(DESTDIR)$(BINDIR)/shuf; fi
+	rmdir $(DESTDIR)$(SHUF_DIR) 2>/dev/null || true
 	cd $(DESTDIR)$(INCLUDEDIR) && rm -f riffle*.h
 
 clean:

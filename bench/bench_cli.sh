@@ -21,25 +21,8 @@ riffle=$build/riffle
 reps=${REPS:-3}
 tmp=${TMPDIR:-/tmp}
 [ -x "$riffle" ] || { echo "bench_cli: $riffle: not built (run make)" >&2; exit 1; }
-if [ ! -x /usr/bin/time ]; then
-    echo "bench_cli: /usr/bin/time is missing: install the Debian package 'time'" >&2
-    exit 1
-fi
-command -v perl >/dev/null || { echo "bench_cli: perl is needed to generate the data" >&2; exit 1; }
-
-# gen SIZE FILE: deterministic lines until FILE holds SIZE bytes.
-gen() {
-    [ -f "$2" ] && [ "$(wc -c < "$2")" -ge "$1" ] && return 0
-    perl -e '
-        srand(1);
-        my $s = join("", map { chr(97 + int(rand(26))) } 1 .. 2000);
-        my ($n, $i, $size) = (0, 0, $ARGV[0]);
-        while ($n < $size) {
-            my $line = $i++ . " " . substr($s, int(rand(1900)), 2 + int(rand(80))) . "\n";
-            print $line;
-            $n += length($line);
-        }' "$1" > "$2"
-}
+. "$(dirname "$0")/bench_lib.sh"
+bench_require bench_cli
 
 # measure LABEL SHELL-COMMAND: median wall seconds and peak RSS (KiB) of REPS
 # runs; sets $wall and $rss.
@@ -89,25 +72,22 @@ run_file() { # FILE
     row "full shuffle, pipe from cat" "shuf" "cat '$f' | shuf"
 }
 
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 echo "## riffle CLI benchmark"
 echo
-echo "machine: $(nproc) CPUs, ${cpu:-unknown CPU}, $(uname -sr);" \
-     "$(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+bench_machine
 echo "tools: $("$riffle" --version | head -n 1); $(shuf --version | head -n 1);" \
      "$(sort --version | head -n 1)"
-echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "command: BIG=${BIG:-0} REPS=$reps bench/bench_cli.sh $build"
 
 small=$tmp/riffle-bench-100M.txt
 big=$tmp/riffle-bench-1G.txt
-gen 100000000 "$small"
+bench_gen 100000000 "$small"
 run_file "$small"
 if [ "${BIG:-0}" = 1 ]; then
-    gen 1000000000 "$big"
+    bench_gen 1000000000 "$big"
     run_file "$big"
 fi
 echo
-echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "load average after: $(bench_load)"
 rm -f "$tmp/riffle-bench.times" "$tmp/riffle-bench.one"
 [ "${KEEP:-0}" = 1 ] || rm -f "$small" "$big"

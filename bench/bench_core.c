@@ -846,7 +846,7 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: bench_core [--big] [--reps N] [--min-elems N] [--sizes N,N,...] "
                "[--no-draws]\n"
-               "  --big          add n = 10^8 (about 0.8 GB; also env BIG=1 in run.sh)\n"
+               "  --big          add n = 10^8 (about 0.8 GB; also env BIG=1 in bench_all.sh)\n"
                "  --reps N       repetitions per figure, median reported (default 9)\n"
                "  --min-elems N  elements shuffled per timed run at small n (default 4000000)\n"
                "  --sizes LIST   comma-separated n values (2 .. 2^31) instead of 10^3..10^7\n"

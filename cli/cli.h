@@ -50,6 +50,8 @@ int cli_rng_check(const struct cli_rng_opts *o, const char *cmd);
  * NULL after printing an error.  Release with cli_rng_release. */
 rf_rng *cli_rng_make(const struct cli_rng_opts *o, rf_rng *storage);
 void cli_rng_release(rf_rng *g, rf_rng *storage);
+/* The generator kind --rng names (chacha20 when not given). */
+rf_rng_kind cli_rng_kind(const struct cli_rng_opts *o);
 /* The key the generator of cli_rng_make is keyed with (whatever --rng says):
  * rf_seed_u64 or rf_seed_string of --seed, the first 32 bytes of
  * --random-source, else rf_seed_os.  Returns 0, or -1 after a message. */

@@ -21,7 +21,7 @@
 
 #include "cli.h"
 
-static rf_rng_kind kind_of(const struct cli_rng_opts *o)
+rf_rng_kind cli_rng_kind(const struct cli_rng_opts *o)
 {
     rf_rng_kind k = RF_RNG_CHACHA20;
     if (o->rng_name && rf_rng_kind_parse(o->rng_name, &k) != RF_OK)
@@ -125,7 +125,7 @@ int cli_rng_key(const struct cli_rng_opts *o, uint8_t key[RF_KEY_BYTES])
 
 rf_rng *cli_rng_make(const struct cli_rng_opts *o, rf_rng *storage)
 {
-    const rf_rng_kind kind = kind_of(o);
+    const rf_rng_kind kind = cli_rng_kind(o);
     rf_status s = RF_OK;
     if (!o->seed && !o->random_source && kind == RF_RNG_CHACHA20) {
         rf_rng *g = rf_rng_new_os(&s);

@@ -22,79 +22,32 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cleanup.h"
+#include "output.h"
+#include "progress.h"
+#include "engine.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
 #include "shuf.h"
 
-/* Output buffer: 1 MiB makes a thousand write(2) calls per GB, so their cost
- * disappears against the gather; it is also the usual pipe-max-size. */
-#define OUT_BUFFER ((size_t)1 << 20)
 /* -r draws this many records, then writes them with prefetching. */
 #define REPEAT_BATCH 1024
+/* Records written between two progress updates: about a megabyte of
+ * 16-byte lines, and ~1% of the write loop's time even at 20 ns a call. */
+#define WRITE_CHUNK 65536
 
-struct output {
-    rf_writer w;
-    rf_atomic_file file;
-    const char *name; /* -o FILE, or NULL for stdout */
-    unsigned char *buf;
-};
-
-static int out_open(struct output *out, const char *name)
-{
-    out->name = name;
-    out->buf = malloc(OUT_BUFFER);
-    if (!out->buf) {
-        cli_error("memory exhausted");
-        return -1;
-    }
-    int fd = STDOUT_FILENO;
-    if (name) {
-        const int e = rf_atomic_open(&out->file, name);
-        if (e) {
-            cli_error("%s: %s", name, strerror(e));
-            free(out->buf);
-            return -1;
-        }
-        rf_atomic_guard_signals(&out->file);
-        fd = out->file.fd;
-    }
-    rf_writer_init(&out->w, fd, out->buf, OUT_BUFFER);
-    return 0;
-}
-
-/* Flush and close, replacing -o FILE only if everything was written.  A
- * closed pipe (EPIPE, when SIGPIPE is ignored) ends quietly: the reader has
- * all it wanted, as with `shuf | head`. */
-static int out_close(struct output *out)
-{
-    int e = rf_writer_flush(&out->w);
-    free(out->buf);
-    if (out->name) {
-        if (e) {
-            rf_atomic_abort(&out->file);
-        } else if ((e = rf_atomic_commit(&out->file)) != 0) {
-            cli_error("%s: %s", out->name, strerror(e));
-            return CLI_FAIL;
-        }
-    } else if (!e && close(STDOUT_FILENO) != 0 && errno != EBADF) {
-        e = errno;
-    }
-    if (e == EPIPE)
-        return CLI_FAIL;
-    if (e) {
-        cli_error("write error: %s", strerror(e));
-        return CLI_FAIL;
-    }
-    return CLI_OK;
-}
-
-/* -n 0 (and no header): nothing to read; -o FILE is still created empty. */
+/* -n 0 (and no header): nothing to read; -o FILE (or every split part) is
+ * still created, empty. */
 static int run_nothing(const struct shuf_opts *o)
 {
-    struct output out;
-    if (out_open(&out, o->output) != 0)
+    struct cli_output out;
+    if (output_open(&out, o) != 0)
         return CLI_FAIL;
-    return out_close(&out);
+    if (output_set_total(&out, 0) != 0) {
+        output_abort(&out);
+        return CLI_FAIL;
+    }
+    return output_close(&out);
 }
 
 static int add_input(rf_records *r, const char *name)
@@ -157,7 +110,59 @@ static int no_lines_to_repeat(void)
     return CLI_FAIL;
 }
 
-static int run_records(const struct shuf_opts *o, rf_rng *g)
+/* Bytes [0, end) of r: the first `head` records, delimiters included (the
+ * records of a set are stored back to back, each followed by its delimiter,
+ * except perhaps the very last).  Reads offs[head]: call before shuffling. */
+static size_t header_end(const rf_records *r, size_t head)
+{
+    return head < r->n ? (size_t)r->offs[head] : r->size;
+}
+
+/* The --header records: written in place to a single output, or handed to
+ * the split output, which starts every part with them. */
+static int put_record_header(struct cli_output *out, const rf_records *r, size_t head)
+{
+    if (head == 0)
+        return 0;
+    if (!output_splitting(out)) {
+        rf_records_write(r, r->offs, head, output_writer(out));
+        return 0;
+    }
+    const size_t end = header_end(r, head);
+    if (r->data[end - 1] == r->delim)
+        return output_set_header(out, r->data, end);
+    /* The whole input is header, its last line unterminated. */
+    unsigned char *h = malloc(end + 1);
+    if (!h) {
+        cli_error("memory exhausted");
+        return -1;
+    }
+    memcpy(h, r->data, end);
+    h[end] = r->delim;
+    const int e = output_set_header(out, h, end + 1);
+    free(h);
+    return e;
+}
+
+/* Write the k shuffled records at offs, reporting progress: bytes are
+ * estimated from the record count (the body's bytes times the fraction of
+ * its records written), which costs nothing per record. */
+static void write_body(struct cli_output *out, const rf_records *r, const uint64_t *offs,
+                       size_t k, size_t m, size_t body_bytes, struct progress *p)
+{
+    const double per_record = m ? (double)body_bytes / (double)m : 0;
+    progress_phase(p, "write", (uint64_t)(per_record * (double)k));
+    for (size_t i = 0; i < k;) {
+        const size_t c = min_size(k - i, WRITE_CHUNK);
+        if (output_records(out, r, offs + i, c) != 0)
+            break;
+        i += c;
+        progress_update(p, (uint64_t)(per_record * (double)i));
+    }
+    progress_done(p);
+}
+
+static int run_records(const struct shuf_opts *o, rf_rng *g, struct progress *p)
 {
     rf_records r;
     rf_records_init(&r, o->delim);
@@ -171,31 +176,53 @@ static int run_records(const struct shuf_opts *o, rf_rng *g)
         status = no_lines_to_repeat();
         goto done;
     }
-    struct output out;
-    if (out_open(&out, o->output) != 0)
+    const size_t k = min_size(count, m);
+    struct cli_output out;
+    if (output_open(&out, o) != 0)
         goto done;
-    rf_records_write(&r, r.offs, head, &out.w);
+    if (put_record_header(&out, &r, head) != 0 ||
+        output_set_total(&out, o->repeat ? count : k) != 0) {
+        output_abort(&out);
+        goto done;
+    }
     if (o->repeat) {
-        repeat_records(&r, head, count, g, &out.w);
+        repeat_records(&r, head, count, g, output_writer(&out));
     } else {
-        const size_t k = min_size(count, m);
+        const size_t body_bytes = r.size - header_end(&r, head); /* before the shuffle */
         if (k < m)
             rf_shuffle_partial(g, r.offs + head, m, k, sizeof *r.offs);
         else
             rf_shuffle_u64(g, r.offs + head, m);
-        rf_records_write(&r, r.offs + head, k, &out.w);
+        write_body(&out, &r, r.offs + head, k, m, body_bytes, p);
     }
-    status = out_close(&out);
+    status = output_close(&out);
 done:
     rf_records_free(&r);
     return status;
 }
 
-static void write_numbers(rf_writer *w, const uint64_t *v, size_t n, unsigned char delim)
+/* Write v[0..n), each followed by delim, through the output's parts. */
+static void write_numbers(struct cli_output *out, const uint64_t *v, size_t n,
+                          unsigned char delim)
 {
-    for (size_t i = 0; i < n && !w->err; i++) {
-        rf_writer_put_u64(w, v[i]);
-        rf_writer_putc(w, delim);
+    while (n > 0) {
+        rf_writer *w = output_writer(out);
+        if (w->err)
+            return;
+        const uint64_t room = output_room(out);
+        if (room == 0) {
+            output_advance(out, n); /* more than planned: the output fails */
+            return;
+        }
+        const size_t k = min_size(room, n);
+        for (size_t i = 0; i < k; i++) {
+            rf_writer_put_u64(w, v[i]);
+            rf_writer_putc(w, delim);
+        }
+        if (output_advance(out, k) != 0)
+            return;
+        v += k;
+        n -= k;
     }
 }
 
@@ -215,6 +242,46 @@ static void write_run(rf_writer *w, uint64_t lo, uint64_t count, unsigned char d
     }
 }
 
+/* Decimal digits of v at p; returns the end. */
+static char *put_decimal(char *p, uint64_t v)
+{
+    char d[20];
+    size_t n = 0;
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = d[--n];
+    return p;
+}
+
+/* The --header numbers of -i: streamed to a single output; for a split,
+ * made into bytes (at most 21 a number) that start every part. */
+static int put_number_header(struct cli_output *out, uint64_t lo, uint64_t count,
+                             unsigned char delim)
+{
+    if (count == 0)
+        return 0;
+    if (!output_splitting(out)) {
+        write_run(output_writer(out), lo, count, delim);
+        return 0;
+    }
+    char *h = count <= SIZE_MAX / 21 ? malloc((size_t)count * 21) : NULL;
+    if (!h) {
+        cli_error("memory exhausted");
+        return -1;
+    }
+    char *p = h;
+    for (uint64_t i = 0; i < count; i++) {
+        p = put_decimal(p, lo + i);
+        *p++ = (char)delim;
+    }
+    const int e = output_set_header(out, h, (size_t)(p - h));
+    free(h);
+    return e;
+}
+
 /* The --header part of -i LO-HI (lo <= hi): min(K, n) numbers, where
  * n = hi - lo + 1 may be 2^64. */
 static uint64_t range_head(const struct shuf_opts *o)
@@ -223,7 +290,8 @@ static uint64_t range_head(const struct shuf_opts *o)
     return o->header <= max ? o->header : max + 1;
 }
 
-/* -i LO-HI -r: no need to hold the range; any 64-bit range. */
+/* -i LO-HI -r: no need to hold the range; any 64-bit range.  (--split
+ * excludes -r: the output is a single one.) */
 static int run_range_repeat(const struct shuf_opts *o, rf_rng *g)
 {
     const int empty = o->lo > o->hi;
@@ -232,16 +300,17 @@ static int run_range_repeat(const struct shuf_opts *o, rf_rng *g)
     uint64_t count = o->have_count ? o->count : UINT64_MAX;
     if (none && count > 0)
         return no_lines_to_repeat();
-    struct output out;
-    if (out_open(&out, o->output) != 0)
+    struct cli_output out;
+    if (output_open(&out, o) != 0)
         return CLI_FAIL;
-    write_run(&out.w, o->lo, head, o->delim);
+    rf_writer *w = output_writer(&out);
+    write_run(w, o->lo, head, o->delim);
     const uint64_t first = o->lo + head, max = o->hi - first;
-    for (; count > 0 && !out.w.err; count--) {
-        rf_writer_put_u64(&out.w, first + draw_upto(g, max));
-        rf_writer_putc(&out.w, o->delim);
+    for (; count > 0 && !w->err; count--) {
+        rf_writer_put_u64(w, first + draw_upto(g, max));
+        rf_writer_putc(w, o->delim);
     }
-    return out_close(&out);
+    return output_close(&out);
 }
 
 /* More numbers than RF_PERM_TABLE_MAX (2^20): too many to shuffle in memory
@@ -273,26 +342,39 @@ static rf_perm *range_perm(const struct shuf_opts *o, uint64_t max)
 
 /* Write LO + p(i) for i = 0, 1, ... up to `limit` numbers (all max + 1 of
  * them, which may be 2^64, when unlimited). */
-static void write_perm(rf_writer *w, const rf_perm *p, uint64_t lo, int limited,
+static void write_perm(struct cli_output *out, const rf_perm *p, uint64_t lo, int limited,
                        uint64_t limit, unsigned char delim)
 {
     const uint64_t max = rf_perm_max(p);
     uint64_t buf[PERM_BLOCK];
-    for (uint64_t first = 0; !w->err; first += PERM_BLOCK) {
+    for (uint64_t first = 0; !output_writer(out)->err; first += PERM_BLOCK) {
         size_t c = max - first < PERM_BLOCK - 1 ? (size_t)(max - first) + 1 : PERM_BLOCK;
         if (limited && limit < c)
             c = (size_t)limit;
         if (c == 0)
             return;
         rf_perm_at_range(p, first, c, buf);
-        for (size_t j = 0; j < c && !w->err; j++) {
-            rf_writer_put_u64(w, lo + buf[j]);
-            rf_writer_putc(w, delim);
-        }
+        for (size_t j = 0; j < c; j++)
+            buf[j] += lo;
+        write_numbers(out, buf, c, delim);
         limit -= limited ? c : 0;
         if (max - first == c - 1)
             return; /* the last number of the domain */
     }
+}
+
+/* The numbers -i LO-HI outputs after its header: min(-n, numbers left); 0
+ * with *all = 1 when that is all 2^64 numbers (0-18446744073709551615). */
+static uint64_t range_body(const struct shuf_opts *o, uint64_t head, int *all)
+{
+    *all = 0;
+    if (head > o->hi - o->lo)
+        return 0;
+    const uint64_t max = o->hi - o->lo - head; /* body: max + 1 numbers */
+    if (o->have_count && o->count <= max)
+        return o->count;
+    *all = max == UINT64_MAX;
+    return max + 1;
 }
 
 /* -i LO-HI for more than 2^20 numbers, constant memory: the --header numbers
@@ -306,71 +388,118 @@ static int run_range_perm(const struct shuf_opts *o)
 {
     const uint64_t head = range_head(o);
     const int body = head <= o->hi - o->lo; /* numbers after the header */
+    int all;
+    const uint64_t total = range_body(o, head, &all);
+    if (all && o->split.kind != SPLIT_NONE) {
+        cli_error("cannot split 2^64 numbers: give -n");
+        return CLI_FAIL;
+    }
     rf_perm *p = NULL;
     if (body && !(o->have_count && o->count == 0) && !(p = range_perm(o, o->hi - o->lo - head)))
         return CLI_FAIL;
-    struct output out;
-    if (out_open(&out, o->output) != 0) {
+    struct cli_output out;
+    if (output_open(&out, o) != 0) {
         rf_perm_free(p);
         return CLI_FAIL;
     }
-    write_run(&out.w, o->lo, head, o->delim);
+    if (put_number_header(&out, o->lo, head, o->delim) != 0 ||
+        output_set_total(&out, all ? UINT64_MAX : total) != 0) {
+        rf_perm_free(p);
+        output_abort(&out);
+        return CLI_FAIL;
+    }
     if (p)
-        write_perm(&out.w, p, o->lo + head, o->have_count, o->count, o->delim);
+        write_perm(&out, p, o->lo + head, o->have_count, o->count, o->delim);
     rf_perm_free(p);
-    return out_close(&out);
+    return output_close(&out);
 }
 
 /* -i LO-HI for at most 2^20 numbers (or none): the numbers in an array,
  * shuffled as records are, so -i and `seq` give the same order. */
-static int run_range(const struct shuf_opts *o, rf_rng *g)
+static rf_status order_keys(void *ctx, uint64_t first, uint64_t *out, size_t n)
+{
+    return rf_keyed_keys(ctx, first, out, n);
+}
+
+/* -i LO-HI for at most 2^20 numbers (or none): the numbers after the header
+ * in the keyed order, as records are, so -i and `seq` give the same order. */
+static int run_range(const struct shuf_opts *o)
 {
     const uint64_t n = o->lo <= o->hi ? o->hi - o->lo + 1 : 0; /* <= 2^20 */
-    uint64_t *v = malloc(n ? (size_t)n * sizeof *v : 1);
+    const size_t head = min_size(o->header, (size_t)n);
+    const size_t m = (size_t)n - head;
+    const size_t k = min_size(o->have_count ? o->count : UINT64_MAX, m);
+    rf_keyed_order order;
+    if (shuf_keyed_order(o, &order) != 0)
+        return CLI_FAIL;
+    uint64_t *v = malloc(m ? m * sizeof *v : 1);
     if (!v) {
         cli_error("memory exhausted");
         return CLI_FAIL;
     }
-    for (size_t i = 0; i < n; i++)
-        v[i] = o->lo + i;
-    const size_t head = min_size(o->header, (size_t)n);
-    const size_t m = (size_t)n - head;
-    const size_t k = min_size(o->have_count ? o->count : UINT64_MAX, m);
-    if (k < m)
-        rf_shuffle_partial(g, v + head, m, k, sizeof *v);
-    else
-        rf_shuffle_u64(g, v + head, m);
-    struct output out;
+    const rf_status st = rf_keyed_index(&order, m, order_keys, &order, o->threads, v);
+    if (st != RF_OK) {
+        cli_error("cannot shuffle: %s", rf_strerror(st));
+        free(v);
+        return CLI_FAIL;
+    }
+    for (size_t j = 0; j < k; j++)
+        v[j] += o->lo + head;
+    struct cli_output out;
     int status = CLI_FAIL;
-    if (out_open(&out, o->output) == 0) {
-        write_numbers(&out.w, v, head + k, o->delim);
-        status = out_close(&out);
+    if (output_open(&out, o) == 0) {
+        if (put_number_header(&out, o->lo, head, o->delim) == 0 &&
+            output_set_total(&out, k) == 0) {
+            write_numbers(&out, v, k, o->delim);
+            status = output_close(&out);
+        } else {
+            output_abort(&out);
+        }
     }
     free(v);
+    return status;
+}
+
+static int run(const struct shuf_opts *o)
+{
+    /* shuf -n 0 reads nothing it need not: no input, no random source. */
+    if (o->have_count && o->count == 0 && o->header == 0)
+        return run_nothing(o);
+    /* A huge range needs a key, not a generator. */
+    if (o->have_range && !o->repeat && range_is_huge(o))
+        return run_range_perm(o);
+    if (o->have_range && !o->repeat)
+        return run_range(o);
+    if (!o->have_range && !o->repeat) { /* records: the keyed order's engines */
+        struct progress p;
+        progress_init(&p, o->progress);
+        return shuf_run_keyed(o, &p);
+    }
+    rf_rng storage;
+    rf_rng *g = cli_rng_make(&o->rng, &storage);
+    if (!g)
+        return CLI_FAIL;
+    struct progress p;
+    progress_init(&p, o->progress);
+    int status;
+    if (o->have_range)
+        status = run_range_repeat(o, g);
+    else
+        status = run_records(o, g, &p);
+    cli_rng_release(g, &storage);
     return status;
 }
 
 int cli_shuf_main(int argc, char **argv, int shuf_mode)
 {
     struct shuf_opts o;
-    const int r = cli_shuf_parse(argc, argv, shuf_mode, &o);
-    if (r != CLI_CONTINUE)
-        return r;
-    /* shuf -n 0 reads nothing it need not: no input, no random source. */
-    if (o.have_count && o.count == 0 && o.header == 0)
-        return run_nothing(&o);
-    /* A huge range needs a key, not a generator. */
-    if (o.have_range && !o.repeat && range_is_huge(&o))
-        return run_range_perm(&o);
-    rf_rng storage;
-    rf_rng *g = cli_rng_make(&o.rng, &storage);
-    if (!g)
-        return CLI_FAIL;
-    int status;
-    if (o.have_range)
-        status = o.repeat ? run_range_repeat(&o, g) : run_range(&o, g);
-    else
-        status = run_records(&o, g);
-    cli_rng_release(g, &storage);
+    int status = cli_shuf_parse(argc, argv, shuf_mode, &o);
+    if (status == CLI_CONTINUE) {
+        /* Best effort, as before: without handlers a signal still ends the
+         * run, only leaving temporary files behind. */
+        (void)cleanup_init();
+        status = run(&o);
+    }
+    cli_shuf_free(&o);
     return status;
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "output.h"
 
 struct shuf_opts {
     int shuf_mode;     /* invoked as shuf: no riffle extensions */
@@ -18,6 +19,13 @@ struct shuf_opts {
     uint64_t header;   /* --header=K, 0 if none */
     const char *output;
     struct cli_rng_opts rng;
+    /* riffle only (shuf mode leaves the defaults) */
+    uint64_t memory;      /* --memory bytes; 0: not given (cli_default_memory) */
+    const char *tmpdir;   /* -T/--temporary-directory; NULL: cli_tmpdir's default */
+    unsigned threads;     /* --threads, resolved: >= 1 (0 given = all cores) */
+    int progress;         /* -1 --no-progress, 0 auto (stderr a terminal), 1 --progress */
+    const char *split_spec, *output_pattern; /* as given */
+    struct cli_split split; /* the plan of --split/--output-pattern; SPLIT_NONE if none */
     char **operands;
     int n_operands;
 };
@@ -25,5 +33,16 @@ struct shuf_opts {
 /* Parse argv into o.  Returns CLI_CONTINUE to go on, or an exit status (after
  * --help, --version or a message). */
 int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o);
+/* Release what cli_shuf_parse allocated (the split plan). */
+void cli_shuf_free(struct shuf_opts *o);
+
+/* Half of the physical memory (sysconf _SC_PHYS_PAGES * _SC_PAGESIZE), or
+ * 1 GiB if the system does not say: the default budget when --memory is not
+ * given (the engines decide whether to use it). */
+uint64_t cli_default_memory(void);
+/* The directory for temporary files: -T DIR, else $TMPDIR (when set and not
+ * empty), else "/tmp".  Only an explicit -T is checked up front (it must be
+ * an existing, writable directory); $TMPDIR and /tmp are checked when used. */
+const char *cli_tmpdir(const struct shuf_opts *o);
 
 #endif

@@ -1,22 +1,46 @@
 /*
  * shuf_options.c -- the options of `riffle` in its shuf-compatible mode, with
  * GNU shuf's messages (coreutils 9.x), and riffle's extensions (--seed, --rng,
- * --header) unless invoked as `shuf`.
+ * --header, --memory, -T, --threads, --progress, --split, --output-pattern)
+ * unless invoked as `shuf`.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "progress.h"
 
 #include "shuf.h"
 
-enum { OPT_RANDOM_SOURCE = 256, OPT_HELP, OPT_VERSION, OPT_SEED, OPT_RNG };
+enum {
+    OPT_RANDOM_SOURCE = 256,
+    OPT_HELP,
+    OPT_VERSION,
+    OPT_SEED,
+    OPT_RNG,
+    OPT_MEMORY,
+    OPT_THREADS,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS
+};
+
+/* --threads above this is surely a mistake. */
+#define MAX_THREADS 4096
 
 /* --header shares 'n' (and has_arg) with --head-count on purpose: glibc's
  * getopt_long then resolves the abbreviations "--hea" and "--head" to the first
  * entry, --head-count, instead of calling them ambiguous, so shuf scripts that
  * abbreviate --head-count keep working.  The long index tells the two apart. */
 #define HEADER_INDEX 9
+/* The same trick keeps the abbreviations of older options unambiguous:
+ * --split shares --seed's entry shape ("--s" stays --seed) and
+ * --output-pattern shares --output's ("--out" stays --output). */
+#define SPLIT_INDEX 17
+#define PATTERN_INDEX 18
 static const struct option riffle_longopts[] = {
     {"echo", no_argument, NULL, 'e'},
     {"input-range", required_argument, NULL, 'i'},
@@ -30,6 +54,13 @@ static const struct option riffle_longopts[] = {
     {"header", required_argument, NULL, 'n'},
     {"seed", required_argument, NULL, OPT_SEED},
     {"rng", required_argument, NULL, OPT_RNG},
+    {"memory", required_argument, NULL, OPT_MEMORY},
+    {"temporary-directory", required_argument, NULL, 'T'},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"split", required_argument, NULL, OPT_SEED},
+    {"output-pattern", required_argument, NULL, 'o'},
     {NULL, 0, NULL, 0},
 };
 /* shuf's own table: the first nine entries. */
@@ -55,6 +86,27 @@ static const char usage_riffle[] =
     "      --rng=NAME            generator: chacha20 (default), xoshiro256++, pcg64\n"
     "      --header=K            output the first K lines first, in place; -n counts\n"
     "                              only the shuffled lines after them\n"
+    "      --memory=SIZE         use at most SIZE bytes of memory: an integer with an\n"
+    "                              optional suffix K, M, G, T (powers of 1024, an\n"
+    "                              optional B after it), or N% of physical memory;\n"
+    "                              default: half of physical memory.  Inputs that do\n"
+    "                              not fit are shuffled through temporary files\n"
+    "  -T, --temporary-directory=DIR  put temporary files in DIR (default: $TMPDIR,\n"
+    "                              else /tmp); DIR must exist\n"
+    "      --threads=N           use N threads; 0 (the default) means all cores\n"
+    "      --progress            show a progress line on standard error, even when\n"
+    "                              it is not a terminal\n"
+    "      --no-progress         never show progress (default: shown on a terminal\n"
+    "                              for runs longer than a second)\n"
+    "      --split=SPEC          cut the output into consecutive parts, every line\n"
+    "                              in exactly one: N equal parts (--split=16),\n"
+    "                              percentages (--split=80%,10%,10%) or counts\n"
+    "                              (--split=1000,500,*  where * is the rest)\n"
+    "      --output-pattern=PATTERN  the parts' files: a pattern with one %d, parts\n"
+    "                              numbered from 0 (part-%02d.txt), or as many names\n"
+    "                              as parts (train.txt,valid.txt,test.txt); every\n"
+    "                              part starts with the --header lines; all parts\n"
+    "                              are replaced atomically at the end, or none\n"
     "  -i LO-HI takes any range of 64-bit numbers, up to 0-18446744073709551615.\n"
     "  Above 2^20 numbers the range is never held: it is streamed in the order of\n"
     "  a keyed pseudo-random permutation (riffle perm --mode=siphash) whose key is\n"
@@ -71,7 +123,7 @@ static const char usage_tail[] =
 
 static int print_help(int shuf_mode)
 {
-    char buf[4096];
+    char buf[8192];
     const char *prog = shuf_mode ? "shuf" : "riffle";
     snprintf(buf, sizeof buf,
     "Usage: %1$s [OPTION]... [FILE]%2$s\n"
@@ -188,8 +240,104 @@ static int on_count(struct shuf_opts *o, const char *arg, int index)
     return CLI_CONTINUE;
 }
 
+static uint64_t physical_memory(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || (uint64_t)pages > UINT64_MAX / (uint64_t)page)
+        return 0;
+    return (uint64_t)pages * (uint64_t)page;
+}
+
+uint64_t cli_default_memory(void)
+{
+    const uint64_t phys = physical_memory();
+    return phys ? phys / 2 : (uint64_t)1 << 30;
+}
+
+static int bad_memory(const char *arg)
+{
+    return cli_usage(NULL, "invalid memory size %s", cli_quote(arg));
+}
+
+/* N% of physical memory, 1 <= N <= 100. */
+static int memory_percent(const char *arg, uint64_t n, uint64_t *v)
+{
+    if (n == 0 || n > 100)
+        return bad_memory(arg);
+    const uint64_t phys = physical_memory();
+    if (!phys) {
+        cli_error("cannot find the size of physical memory for --memory=%s", arg);
+        return CLI_FAIL;
+    }
+    *v = phys / 100 * n + phys % 100 * n / 100;
+    return *v ? CLI_CONTINUE : bad_memory(arg);
+}
+
+/* --memory=SIZE: digits, then '%', or an optional K/M/G/T (powers of 1024)
+ * and an optional B.  Unlike sort -S, no suffix means bytes.  Zero is not a
+ * budget. */
+static int parse_memory(const char *arg, uint64_t *v)
+{
+    const char *p = arg;
+    uint64_t n = 0;
+    if (*p < '0' || *p > '9')
+        return bad_memory(arg);
+    for (; *p >= '0' && *p <= '9'; p++) {
+        const unsigned d = (unsigned)(*p - '0');
+        if (n > (UINT64_MAX - d) / 10)
+            return bad_memory(arg);
+        n = n * 10 + d;
+    }
+    if (*p == '%')
+        return p[1] ? bad_memory(arg) : memory_percent(arg, n, v);
+    static const char units[] = "KMGT";
+    const char *u = *p ? strchr(units, *p & ~0x20) : NULL;
+    const unsigned shift = u ? 10 * (unsigned)(u - units + 1) : 0;
+    p += u != NULL;
+    p += *p == 'B' || *p == 'b';
+    if (*p || n == 0 || n > UINT64_MAX >> shift)
+        return bad_memory(arg);
+    *v = n << shift;
+    return CLI_CONTINUE;
+}
+
+static int parse_threads(const char *arg, unsigned *v)
+{
+    uint64_t n;
+    int over;
+    if (cli_parse_u64(arg, &n, &over) != 0 || n > MAX_THREADS)
+        return cli_usage(NULL, "invalid thread count %s", cli_quote(arg));
+    *v = (unsigned)n;
+    return CLI_CONTINUE;
+}
+
+static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
+{
+    switch (c) {
+    case 'T':
+        return set_once(&o->tmpdir, arg, "multiple temporary directories specified");
+    case OPT_MEMORY:
+        return parse_memory(arg, &o->memory);
+    case OPT_THREADS:
+        return parse_threads(arg, &o->threads);
+    case OPT_PROGRESS:
+        o->progress = PROGRESS_FORCED;
+        return CLI_CONTINUE;
+    default: /* OPT_NO_PROGRESS */
+        o->progress = PROGRESS_NEVER;
+        return CLI_CONTINUE;
+    }
+}
+
 static int on_option(struct shuf_opts *o, int c, const char *arg, int index)
 {
+    if (index == SPLIT_INDEX && !o->shuf_mode)
+        return set_once(&o->split_spec, arg, "multiple split specifications");
+    if (index == PATTERN_INDEX && !o->shuf_mode)
+        return set_once(&o->output_pattern, arg, "multiple output patterns specified");
+    if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
+                          c == OPT_PROGRESS || c == OPT_NO_PROGRESS))
+        return on_riffle_option(o, c, arg);
     switch (c) {
     case 'e':
         o->echo = 1;
@@ -226,8 +374,61 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, int index)
     }
 }
 
+/* -T DIR is checked at once, so that a typo fails before a long run rather
+ * than when the first temporary file is made. */
+static int check_tmpdir(const char *dir)
+{
+    struct stat st;
+    int e = 0;
+    if (stat(dir, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(dir, W_OK | X_OK) != 0)
+        e = errno;
+    if (e) {
+        cli_error("cannot use temporary directory %s: %s", cli_quote(dir), strerror(e));
+        return CLI_FAIL;
+    }
+    return CLI_CONTINUE;
+}
+
+static int check_split(struct shuf_opts *o)
+{
+    if (!o->split_spec && !o->output_pattern)
+        return CLI_CONTINUE;
+    if (!o->split_spec)
+        return cli_usage(NULL, "--output-pattern needs --split");
+    if (!o->output_pattern)
+        return cli_usage(NULL, "--split needs --output-pattern");
+    if (o->output)
+        return cli_usage(NULL, "cannot combine --split and -o");
+    if (o->repeat)
+        return cli_usage(NULL, "cannot combine --split and -r");
+    if (split_parse(&o->split, o->split_spec) != CLI_CONTINUE)
+        return CLI_FAIL;
+    return split_set_pattern(&o->split, o->output_pattern);
+}
+
+/* riffle's own options, after shuf's checks. */
+static int check_riffle(struct shuf_opts *o)
+{
+    if (o->shuf_mode) {
+        o->threads = 1;
+        o->progress = PROGRESS_NEVER; /* shuf never prints progress */
+        return CLI_CONTINUE;
+    }
+    if (o->threads == 0) {
+        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        o->threads = cores > 0 ? (unsigned)(cores < MAX_THREADS ? cores : MAX_THREADS) : 1;
+    }
+    if (o->tmpdir && check_tmpdir(o->tmpdir) != CLI_CONTINUE)
+        return CLI_FAIL;
+    return check_split(o);
+}
+
 /* The checks shuf makes after reading the options, in its order. */
-static int check_combination(const struct shuf_opts *o)
+static int check_combination(struct shuf_opts *o)
 {
     if (o->echo && o->have_range)
         return cli_usage(NULL, "cannot combine -e and -i options");
@@ -235,7 +436,22 @@ static int check_combination(const struct shuf_opts *o)
         return cli_usage(NULL, "extra operand %s", cli_quote(o->operands[0]));
     if (o->shuf_mode && !o->echo && o->n_operands > 1)
         return cli_usage(NULL, "extra operand %s", cli_quote(o->operands[1]));
-    return cli_rng_check(&o->rng, NULL) == CLI_OK ? CLI_CONTINUE : CLI_FAIL;
+    if (cli_rng_check(&o->rng, NULL) != CLI_OK)
+        return CLI_FAIL;
+    return check_riffle(o);
+}
+
+void cli_shuf_free(struct shuf_opts *o)
+{
+    split_free(&o->split);
+}
+
+const char *cli_tmpdir(const struct shuf_opts *o)
+{
+    if (o->tmpdir)
+        return o->tmpdir;
+    const char *env = getenv("TMPDIR");
+    return env && *env ? env : "/tmp";
 }
 
 int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
@@ -246,7 +462,8 @@ int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
     const struct option *longopts = shuf_mode ? shuf_longopts : riffle_longopts;
     for (;;) {
         int index = -1;
-        const int c = getopt_long(argc, argv, "ei:n:o:rz", longopts, &index);
+        const int c = getopt_long(argc, argv, shuf_mode ? "ei:n:o:rz" : "ei:n:o:rzT:",
+                                  longopts, &index);
         if (c == -1)
             break;
         const int r = on_option(o, c, optarg, index);

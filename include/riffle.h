@@ -525,6 +525,130 @@ RF_API RF_NODISCARD rf_status rf_shuffle_parallel(rf_rng *g, void *base, size_t 
                                                   unsigned threads, void *scratch);
 
 /* ------------------------------------------------------------------------ */
+/* Keyed order                                                              */
+/* ------------------------------------------------------------------------ */
+
+/* The order the riffle program gives records: one definition that a single
+ * in-memory sort, many threads, or an external sort over temporary bucket
+ * files all compute exactly alike (DESIGN.md principles 3 and 4).
+ *
+ * Item i (i = 0, 1, 2, ... in input order) gets a 64-bit key k_i, and the
+ * items are put in increasing key order.  Items with equal keys -- a tie,
+ * rare: about n^2 / 2^65 pairs among n items -- are put in a uniformly random
+ * order of their own.  The random numbers (part of the stream contract,
+ * pinned by tests/test_keyed.c and tests/cli_seed.bats):
+ *   - K = BLAKE2b-256("riffle/keyed/key" || key), T = BLAKE2b-256(
+ *     "riffle/keyed/tie" || key), as rf_seed_string derives keys;
+ *   - k_i = word (i mod 2^16) of rf_rng_init(kind, K, stream = i / 2^16):
+ *     blocks of 2^16 items have their own substreams, so any block range can
+ *     be keyed on any thread, in any order;
+ *   - the items of a tie with key v, taken in input order, are shuffled by
+ *     rf_shuffle with rf_rng_init(kind, T, stream = v).
+ *
+ * Why every one of the n! orders is exactly equally likely (for ideal
+ * generators): the keys are independent and identically distributed, so
+ * their joint law is unchanged when the items are relabelled; sorting
+ * depends on the key values only, and a tie's order is uniform whatever
+ * order its items came in (rf_shuffle is uniform).  So the output order of
+ * any relabelling has the same law as the original's, i.e. all orders are
+ * equally likely.  Exact enumeration with short keys and every tie draw in
+ * tests/test_keyed.c checks it, ties included.
+ *
+ * This is the bucket shuffle of principle 3 at every scale at once: the top
+ * b bits of a key are a uniform bucket among 2^b, and the order inside a
+ * bucket depends on that bucket's items only.  So an engine may scatter items
+ * into 2^b buckets by the top bits of their keys (keeping input order inside
+ * each bucket), order each bucket with rf_keyed_sort, and concatenate: the
+ * output is identical for every b.  And the first k items of the order are
+ * the k smallest keys: "-n K" needs O(K) memory.
+ *
+ * Compared with rf_shuffle on an array of n records, it costs the same n
+ * random words and a radix sort instead of n random swaps; it is what lets a
+ * file larger than memory be shuffled to the same output as in memory. */
+
+/* An item to order: its key and the caller's value (an offset, an index). */
+typedef struct rf_keyed {
+    uint64_t key;
+    uint64_t val;
+} rf_keyed;
+
+/* The derived keys of one keyed order.  Fields are private. */
+typedef struct rf_keyed_order {
+    rf_rng_kind kind;
+    uint8_t item_key[RF_KEY_BYTES]; /* K */
+    uint8_t tie_key[RF_KEY_BYTES];  /* T */
+} rf_keyed_order;
+
+/* Derive the order's keys from a generator kind (not RF_RNG_SOURCE) and a
+ * 32-byte key (from rf_seed_u64, rf_seed_string, rf_seed_os...).  Returns
+ * RF_OK, RF_EINVAL for a bad kind, RF_ECRYPTO if libsodium cannot start. */
+RF_API RF_NODISCARD rf_status rf_keyed_order_init(rf_keyed_order *o, rf_rng_kind kind,
+                                                  const uint8_t key[RF_KEY_BYTES]);
+
+/* Keys of consecutive items, generated sequentially.  Fields are private. */
+typedef struct rf_keyed_stream {
+    rf_keyed_order order;
+    uint64_t next; /* item whose key comes next */
+    rf_rng g;      /* substream of block next / 2^16, positioned at next */
+} rf_keyed_stream;
+
+/* Start at item `first` (skipping into its block costs up to 2^16 words for
+ * xoshiro256++ and PCG64, one seek for ChaCha20). */
+RF_API RF_NODISCARD rf_status rf_keyed_stream_init(rf_keyed_stream *s,
+                                                   const rf_keyed_order *o, uint64_t first);
+/* Set a[j].key to the key of the next item, j = 0 .. count-1 (a[j].val is
+ * untouched).  Returns RF_OK or RF_ECRYPTO. */
+RF_API RF_NODISCARD rf_status rf_keyed_stream_fill(rf_keyed_stream *s, rf_keyed *a,
+                                                   size_t count);
+/* The key of the next item alone. */
+RF_API uint64_t rf_keyed_stream_next(rf_keyed_stream *s);
+
+/* Set a[j].key = k_(first + j) for j < count, on `threads` threads (0 = one
+ * per online CPU; the result does not depend on it).  Returns RF_OK,
+ * RF_ECRYPTO. */
+RF_API RF_NODISCARD rf_status rf_keyed_fill(const rf_keyed_order *o, uint64_t first,
+                                            rf_keyed *a, size_t count, unsigned threads);
+
+/* The keys alone: out[j] = k_(first + j) for j < count, on the calling
+ * thread.  Returns RF_OK, RF_ECRYPTO.  (As a keys function for
+ * rf_keyed_index it is cheapest called on whole blocks of 2^16 items.) */
+RF_API RF_NODISCARD rf_status rf_keyed_keys(const rf_keyed_order *o, uint64_t first,
+                                            uint64_t *out, size_t count);
+
+/* Put a[0..n) in the keyed order: sort by key, then shuffle every tie as
+ * described above.  The vals must be distinct and, among items with equal
+ * keys, increase in input order (record offsets and item numbers do): they
+ * are how input order is known after an unstable sort.  In-place MSD radix
+ * sort (American flag sort): O(n) for random keys, no allocation on one
+ * thread; with threads != 1 (0 = one per online CPU) the buckets of the first
+ * pass are sorted in parallel, same result.  Returns RF_OK, or RF_ECRYPTO
+ * (then a is sorted but ties may be unshuffled). */
+RF_API RF_NODISCARD rf_status rf_keyed_sort(const rf_keyed_order *o, rf_keyed *a, size_t n,
+                                            unsigned threads);
+
+/* The keyed order of m items as their numbers, idx[j] = the item in place j,
+ * in 8 bytes per item -- for items whose keys can be produced again on
+ * demand (the keyed stream itself, a file of keys), where rf_keyed_sort would
+ * need 16 bytes per item and, in place on hundreds of megabytes, is slow.
+ * keys(ctx, first, out, n) must write the keys of items first .. first+n-1
+ * to out and return RF_OK (or any other status, which stops the work and is
+ * returned); it is called from several threads at once, on disjoint ranges.
+ * How (src/keyed_index.c): the keys are read twice -- a histogram of their
+ * top bits, then a scatter of 8-byte entries (the item number low, as many
+ * key bits as fit above it) into those buckets; each bucket is sorted as
+ * plain numbers; runs whose kept key bits are all equal (a few per million
+ * items) get their full keys in one more pass and go through rf_keyed_sort.
+ * The order is exactly rf_keyed_sort's (tests/test_keyed.c), for every thread
+ * count (0 = one per online CPU).  keys is asked for whole blocks of 2^16
+ * items (first a multiple of 2^16) except at the end.  Allocates about
+ * threads * 2^17 * 8 bytes of tables besides idx.  Returns RF_OK, RF_ENOMEM, RF_ECRYPTO, or the status
+ * of a failed keys call. */
+typedef rf_status (*rf_keyed_keys_fn)(void *ctx, uint64_t first, uint64_t *out, size_t n);
+RF_API RF_NODISCARD rf_status rf_keyed_index(const rf_keyed_order *o, uint64_t m,
+                                             rf_keyed_keys_fn keys, void *ctx,
+                                             unsigned threads, uint64_t *idx);
+
+/* ------------------------------------------------------------------------ */
 /* Decks                                                                    */
 /* ------------------------------------------------------------------------ */
 

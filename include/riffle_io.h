@@ -74,6 +74,13 @@ RF_API void rf_records_init(rf_records *r, unsigned char delim);
  * offs (call rf_records_index again). */
 RF_API int rf_records_add_fd(rf_records *r, int fd);
 
+/* rf_records_add_fd, but stop reading once the set holds `max` bytes or
+ * more: then *more = 1 and fd is left positioned after the bytes read (the
+ * caller may go on reading it; the set may end inside a record).  A regular
+ * file is mapped only if it fits in `max`.  *more = 0 when fd reached its
+ * end.  Errors as rf_records_add_fd. */
+RF_API int rf_records_add_fd_max(rf_records *r, int fd, size_t max, int *more);
+
 /* Append one record: bytes[0..len) followed by the delimiter.  The bytes should
  * not contain the delimiter (if they do, they become several records).
  * Returns 0 or ENOMEM.  Invalidates offs. */
@@ -88,6 +95,15 @@ RF_API int rf_records_index(rf_records *r);
 /* Length of the record starting at offset `off` (a value of offs), excluding
  * its delimiter. */
 RF_API size_t rf_records_length(const rf_records *r, uint64_t off);
+
+/* Hand the records over as keyed items (riffle.h, "Keyed order"):
+ * (*items)[i] = {key 0, val offs[i]} for i < n.  The offsets' block becomes
+ * the items' (grown in place to 16 bytes per record; realloc moves a large
+ * block by remapping, so offsets and items are never both resident); r keeps
+ * its data and n, and offs becomes NULL (rf_records_index would find the
+ * records again from the start).  The caller frees *items with free(3).
+ * Returns 0, or ENOMEM with r unchanged. */
+RF_API int rf_records_take_keyed(rf_records *r, rf_keyed **items);
 
 /* Release everything (unmapping or freeing) and leave an empty set with the
  * same delimiter.  Safe on an initialised, never-filled set. */
@@ -127,6 +143,11 @@ RF_API int rf_writer_flush(rf_writer *w);
  * fast.  Returns w->err. */
 RF_API int rf_records_write(const rf_records *r, const uint64_t *offs, size_t count,
                             rf_writer *w);
+
+/* rf_records_write for the records starting at a[0].val, a[1].val, ...,
+ * a[count - 1].val (after rf_records_take_keyed and rf_keyed_sort). */
+RF_API int rf_records_write_keyed(const rf_records *r, const rf_keyed *a, size_t count,
+                                  rf_writer *w);
 
 /* ------------------------------------------------------------------------ */
 /* Atomic output file                                                       */

@@ -60,12 +60,19 @@ static void prefault(unsigned char *p, size_t len)
 }
 
 /* Read in 1 MiB slices and search each for delimiters at once, while it is
- * still in cache: for a pipe this overlaps the indexing with the writer. */
-static int read_all(rf_records *r, int fd, size_t hint)
+ * still in cache: for a pipe this overlaps the indexing with the writer.
+ * Stops at end of file (*more = 0) or once the set holds `max` bytes or more
+ * (*more = 1). */
+static int read_all(rf_records *r, int fd, size_t hint, size_t max, int *more)
 {
     const size_t start = r->size;
     int e = hint ? rf_records_reserve_(r, hint) : 0;
+    *more = 0;
     for (; !e;) {
+        if (r->size >= max) {
+            *more = 1;
+            return 0;
+        }
         e = rf_records_reserve_(r, READ_CHUNK);
         if (e)
             break;
@@ -91,15 +98,16 @@ static int read_all(rf_records *r, int fd, size_t hint)
     return e;
 }
 
-RF_API int rf_records_add_fd(rf_records *r, int fd)
+RF_API int rf_records_add_fd_max(rf_records *r, int fd, size_t max, int *more)
 {
     struct stat st;
+    *more = 0;
     if (fstat(fd, &st) != 0)
         return errno;
     if (S_ISDIR(st.st_mode))
         return EISDIR;
     const int regular = S_ISREG(st.st_mode) && st.st_size > 0;
-    if (regular && r->size == 0 && !r->map_ && (uint64_t)st.st_size <= SIZE_MAX) {
+    if (regular && r->size == 0 && !r->map_ && (uint64_t)st.st_size <= max) {
         /* The file may have a current offset (stdin redirected after a
          * partial read): honour it by mapping only when at the start. */
         const off_t pos = lseek(fd, 0, SEEK_CUR);
@@ -113,5 +121,12 @@ RF_API int rf_records_add_fd(rf_records *r, int fd)
         return e;
     if (S_ISFIFO(st.st_mode))
         widen_pipe(fd);
-    return read_all(r, fd, regular ? (size_t)st.st_size + 1 : 0);
+    const size_t hint = regular && (uint64_t)st.st_size < max ? (size_t)st.st_size + 1 : 0;
+    return read_all(r, fd, hint, max, more);
+}
+
+RF_API int rf_records_add_fd(rf_records *r, int fd)
+{
+    int more;
+    return rf_records_add_fd_max(r, fd, SIZE_MAX, &more);
 }

@@ -34,6 +34,9 @@
 #endif
 #define RFI_THREADS_MAX 64
 
+/* Online CPUs, between 1 and RFI_THREADS_MAX: what a thread count of 0 means. */
+unsigned rfi_online_cpus(void);
+
 /* flags for rfi_shuffle_buckets */
 #define RFI_FLUSH_PORTABLE 1u /* plain stores even where SSE2 is available */
 

@@ -246,7 +246,7 @@ size_t rf_shuffle_bucket_scratch_size(size_t n, size_t size)
     return rfi_bucket_scratch_size(n, size, public_buckets(n));
 }
 
-static unsigned online_cpus(void)
+unsigned rfi_online_cpus(void)
 {
     const long c = sysconf(_SC_NPROCESSORS_ONLN);
     return c < 1 ? 1u : c > RFI_THREADS_MAX ? RFI_THREADS_MAX : (unsigned)c;
@@ -261,6 +261,6 @@ rf_status rf_shuffle_parallel(rf_rng *g, void *base, size_t n, size_t size, unsi
                               void *scratch)
 {
     if (threads == 0)
-        threads = online_cpus();
+        threads = rfi_online_cpus();
     return rfi_shuffle_buckets(g, base, n, size, scratch, public_buckets(n), threads, 0);
 }

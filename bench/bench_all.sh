@@ -6,7 +6,9 @@
 # environment asks every benchmark for its large sizes (bench_core: n = 10^8,
 # about 0.8 GB).  BENCHES="core big ..." runs only those; "cli" (asked for by
 # name only: it generates files and takes minutes) adds bench/bench_cli.sh on
-# the riffle program of the parent build directory.  The machine and its
+# the riffle program of the parent build directory, and "external" (by name
+# only too: 1 GB and 4.3 GB files, tens of minutes) bench/bench_external.sh
+# on the same program (TERASHUF=path adds terashuf).  The machine and its
 # load are printed before and after: figures from a shared machine mean
 # little without them.  A benchmark, not a test: a missed target never fails;
 # only a missing program or a broken shuffle (non-zero exit) does.
@@ -14,7 +16,7 @@ set -eu
 dir=${1:-build/bench}
 [ $# -gt 0 ] && shift
 if [ ! -x "$dir/bench_core" ]; then
-    echo "run.sh: $dir/bench_core: not built (run 'make bench')" >&2
+    echo "bench_all.sh: $dir/bench_core: not built (run 'make bench')" >&2
     exit 1
 fi
 [ "${BIG:-0}" = 1 ] && set -- --big "$@"
@@ -46,6 +48,13 @@ case " ${BENCHES:-} " in
     echo
     echo "== bench_cli.sh (load average $(load)) =="
     sh "$(dirname "$0")/bench_cli.sh" "$(dirname "$dir")" || status=1
+    ;;
+esac
+case " ${BENCHES:-} " in
+*" external "*)
+    echo
+    echo "== bench_external.sh (load average $(load)) =="
+    sh "$(dirname "$0")/bench_external.sh" "$(dirname "$dir")" || status=1
     ;;
 esac
 echo "load average after: $(load)"

@@ -1,0 +1,81 @@
+/* cleanup.h -- remove riffle's temporary files when a signal ends the run.
+ *
+ * One process-wide registry (a program owns its signals; the library's
+ * rf_atomic_guard_signals guards one file only, this one guards all of them):
+ *
+ *  - file paths: the temporary files of -o and of the --split parts, and any
+ *    other file an engine creates (up to CLEANUP_MAX_FILES paths, copied);
+ *  - ONE temporary directory holding numbered files "0", "1", ..., "N-1" (the
+ *    external engine's buckets), N updated by the engine as it creates them.
+ *
+ * On SIGINT, SIGTERM or SIGHUP the handler unlinks every registered path, then
+ * DIR/0 .. DIR/(N-1), then rmdir(DIR), restores the default action and raises
+ * the signal again, so the parent sees death by that signal (a shell's 130,
+ * 143, 129).  A signal that was ignored when riffle started (nohup) stays
+ * ignored.  SIGPIPE is not handled: `riffle | head` ends as shuf does.
+ *
+ * SIGBUS: the input is mapped with mmap(2), and touching a page of a file
+ * that was truncated meanwhile raises SIGBUS.  The handler writes
+ * "PROG: bus error: an input file shrank while being read", cleans up as
+ * above and _exit(1)s (no core, no re-raise).
+ *
+ * Everything the handler reads lives in static storage and is published with
+ * the handled signals blocked in the updating thread, and slot counts last;
+ * the handler uses only async-signal-safe calls (unlink, rmdir, write,
+ * sigaction, sigprocmask, raise, _exit).
+ *
+ * Threads: the registry functions may be called from any one thread at a
+ * time.  Engines should start worker threads with SIGINT/SIGTERM/SIGHUP
+ * blocked (cleanup_block_async / cleanup_restore), so that those signals are
+ * taken by the main thread; SIGBUS, being synchronous, is taken by whichever
+ * thread faults, and must not be blocked (a blocked synchronous SIGBUS kills
+ * the process without the handler).
+ */
+#ifndef RIFFLE_CLEANUP_H
+#define RIFFLE_CLEANUP_H
+
+#include <signal.h>
+
+/* Registered paths at most (at least the --split part limit plus -o). */
+#define CLEANUP_MAX_FILES 4100
+
+/* Install the handlers.  Call once, early (cli_prog must be final: it names
+ * the program in the SIGBUS message).  Returns 0 or an errno value. */
+int cleanup_init(void);
+
+/* Register `path` for removal on a signal.  Returns a slot id >= 0, or -1 if
+ * the registry is full or the path too long (then nothing guards the file:
+ * callers treat it as an error -- a path that cannot be guarded should not be
+ * created).  The path is copied. */
+int cleanup_add(const char *path);
+/* Forget slot `id` (before the file is renamed into place or removed).  An id
+ * of -1 is ignored. */
+void cleanup_remove(int id);
+
+/* Register the temporary directory `dir` (copied) holding the numbered files
+ * dir/0 .. dir/(n-1); n starts at 0.  Returns 0, or -1 if the path is too
+ * long.  One directory at a time: a second call replaces the first. */
+int cleanup_dir_set(const char *dir);
+/* The numbered files that may exist now are 0 .. n-1.  Call it BEFORE
+ * creating file n-1 (a name that does not exist yet is harmlessly unlinked),
+ * so that a signal never misses a file. */
+void cleanup_dir_count(unsigned long n);
+/* Forget the directory (after removing it yourself). */
+void cleanup_dir_clear(void);
+/* The normal-path removal, for engines' success and error paths alike:
+ * unlink dir/0 .. dir/(n-1), rmdir(dir), and forget the directory.  Signals
+ * are blocked meanwhile.  Returns 0, or the first errno value other than
+ * ENOENT (the removal still goes on through every file). */
+int cleanup_dir_remove(void);
+
+/* A progress line is (1) or is not (0) on the terminal: the handler then
+ * clears it ("\r\033[K") before writing or dying.  Used by progress.c. */
+void cleanup_progress_line(int shown);
+
+/* Block SIGINT, SIGTERM and SIGHUP in the calling thread (before
+ * pthread_create, so workers inherit the mask), saving the old mask in *old;
+ * cleanup_restore puts it back.  Returns 0 or an errno value. */
+int cleanup_block_async(sigset_t *old);
+int cleanup_restore(const sigset_t *old);
+
+#endif

@@ -1,0 +1,57 @@
+/* engine.h -- the engines of the shuf mode.  All three compute one order,
+ * the library's keyed order (riffle.h, "Keyed order"): record i after the
+ * --header records gets key k_i, records come out by increasing key, ties
+ * shuffled.  So the output for a seed is the same whichever engine runs,
+ * whatever --memory and --threads say (DESIGN.md principle 4):
+ *   - engine_memory: the records in memory (mapped or read), one sort;
+ *   - engine_head: -n K, keeping only the K smallest keys while streaming;
+ *   - engine_external: records scattered by the top bits of their keys into
+ *     temporary bucket files, then each bucket sorted in memory in turn (a
+ *     bucket still too large is split again by the next bits).
+ * Each returns 0, or 1 after printing a message; the output is then to be
+ * aborted by the caller. */
+#ifndef RIFFLE_ENGINE_H
+#define RIFFLE_ENGINE_H
+
+#include <stdint.h>
+
+#include "riffle_io.h"
+
+struct cli_output;
+struct progress;
+struct reader;
+struct shuf_opts;
+
+/* The shuf mode's records (files, stdin, -e) without -r, written to the
+ * output the options name: picks the engine (shuf_keyed.c).  Returns the
+ * exit status. */
+int shuf_run_keyed(const struct shuf_opts *o, struct progress *p);
+/* The keyed order of --seed/--random-source (or the OS) and --rng.  Returns
+ * 0, or 1 after a message. */
+int shuf_keyed_order(const struct shuf_opts *o, rf_keyed_order *order);
+
+struct engine {
+    unsigned char delim;
+    uint64_t header;       /* records kept in place (--header) */
+    int limited;           /* -n given */
+    uint64_t count;        /* -n K */
+    uint64_t budget;       /* --memory, bytes */
+    unsigned threads;      /* >= 1 */
+    const char *tmpdir;    /* for engine_external */
+    uint64_t size_hint;    /* input bytes if known (regular files), else 0 */
+    rf_keyed_order order;
+    struct cli_output *out;
+    struct progress *progress;
+    uint64_t record_bytes; /* average record size, for progress in bytes */
+};
+
+/* r: every input, indexed. */
+int engine_memory(struct engine *e, rf_records *r);
+int engine_head(struct engine *e, struct reader *rd);
+int engine_external(struct engine *e, struct reader *rd);
+
+/* Write the records of r starting at offs[0..count) through the output,
+ * part by part. */
+int engine_emit(struct engine *e, const rf_records *r, const uint64_t *offs, size_t count);
+
+#endif

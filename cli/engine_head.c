@@ -1,0 +1,260 @@
+/* engine_head.c -- -n K in O(K) memory (engine.h).
+ *
+ * The first K records of the keyed order are those with the K smallest keys,
+ * in key order, ties shuffled -- but a tie is shuffled as a whole, so when
+ * the K-th smallest key t is shared, every record with key t must be kept to
+ * know which of them come first.  The candidates are therefore
+ *     every record with key < t, and every record with key == t,
+ * where t is the smallest key with at least K records at or below it.  A
+ * max-heap on the key holds them while the records stream past: a record
+ * with a key above the heap's top is dropped at once (the common case, one
+ * comparison); one below it enters, and the top's whole tie leaves if the
+ * rest still make K.  At the end the candidates go through rf_keyed_sort
+ * (with their input order as vals) exactly as a full run's records would, and
+ * the first K are written: the head of the full output, byte for byte. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "engine.h"
+#include "output.h"
+#include "progress.h"
+#include "reader.h"
+
+struct cand {
+    uint64_t key;
+    uint64_t off; /* in the arena */
+    size_t len;   /* without the delimiter */
+};
+
+struct head {
+    struct cand *heap; /* max-heap on key */
+    size_t n, cap;
+    unsigned char *arena; /* candidates' bytes, in input order */
+    size_t used, live;    /* bytes appended; bytes of candidates still held */
+    size_t arena_cap;
+};
+
+static void sift_up(struct cand *h, size_t i)
+{
+    const struct cand c = h[i];
+    for (; i > 0 && h[(i - 1) / 2].key < c.key; i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = c;
+}
+
+static void sift_down(struct cand *h, size_t n, size_t i)
+{
+    const struct cand c = h[i];
+    for (;;) {
+        size_t j = 2 * i + 1;
+        if (j >= n)
+            break;
+        if (j + 1 < n && h[j + 1].key > h[j].key)
+            j++;
+        if (h[j].key <= c.key)
+            break;
+        h[i] = h[j];
+        i = j;
+    }
+    h[i] = c;
+}
+
+static struct cand pop(struct head *hd)
+{
+    const struct cand top = hd->heap[0];
+    hd->heap[0] = hd->heap[--hd->n];
+    if (hd->n > 0)
+        sift_down(hd->heap, hd->n, 0);
+    hd->live -= top.len + 1;
+    return top;
+}
+
+static int cmp_off(const void *x, const void *y)
+{
+    const struct cand *a = x, *b = y;
+    return a->off < b->off ? -1 : a->off > b->off;
+}
+
+/* Drop the bytes of candidates no longer held: copy the live ones to the
+ * front in input order (their offsets keep increasing with input order, as
+ * rf_keyed_sort needs), then rebuild the heap. */
+static void compact(struct head *hd)
+{
+    qsort(hd->heap, hd->n, sizeof *hd->heap, cmp_off);
+    size_t at = 0;
+    for (size_t i = 0; i < hd->n; i++) {
+        memmove(hd->arena + at, hd->arena + hd->heap[i].off, hd->heap[i].len + 1);
+        hd->heap[i].off = at;
+        at += hd->heap[i].len + 1;
+    }
+    hd->used = at;
+    for (size_t i = hd->n / 2; i-- > 0;)
+        sift_down(hd->heap, hd->n, i);
+}
+
+static int push(struct head *hd, uint64_t key, const unsigned char *rec, size_t len)
+{
+    if (hd->n == hd->cap) {
+        const size_t cap = hd->cap ? 2 * hd->cap : 1024;
+        struct cand *h = realloc(hd->heap, cap * sizeof *h);
+        if (!h)
+            return -1;
+        hd->heap = h;
+        hd->cap = cap;
+    }
+    if (hd->used - hd->live > hd->live + ((size_t)1 << 20))
+        compact(hd); /* garbage outweighs what is held: O(1) amortised */
+    if (hd->arena_cap - hd->used < len + 1) {
+        size_t cap = hd->arena_cap ? hd->arena_cap : (size_t)1 << 20;
+        while (cap - hd->used < len + 1)
+            cap *= 2;
+        unsigned char *a = realloc(hd->arena, cap);
+        if (!a)
+            return -1;
+        hd->arena = a;
+        hd->arena_cap = cap;
+    }
+    memcpy(hd->arena + hd->used, rec, len + 1);
+    hd->heap[hd->n] = (struct cand){key, hd->used, len};
+    hd->used += len + 1;
+    hd->live += len + 1;
+    sift_up(hd->heap, hd->n++);
+    return 0;
+}
+
+/* After a key below the top entered: if the records below the top's key make
+ * K on their own, the top's whole tie goes. */
+static void trim(struct head *hd, uint64_t k)
+{
+    const uint64_t t = hd->heap[0].key;
+    size_t tied = 0;
+    struct cand held[64];
+    while (hd->n > 0 && hd->heap[0].key == t && tied < 64)
+        held[tied++] = pop(hd);
+    if (hd->n >= k && (hd->n == 0 || hd->heap[0].key != t))
+        return; /* dropped: the rest are K or more, all below t */
+    for (size_t i = 0; i < tied; i++) { /* keep them (bytes are still in place) */
+        hd->heap[hd->n] = held[i];
+        hd->live += held[i].len + 1;
+        sift_up(hd->heap, hd->n++);
+    }
+}
+
+/* One record (with its delimiter at rec[len]). */
+static int offer(struct head *hd, uint64_t k, uint64_t key, const unsigned char *rec,
+                 size_t len)
+{
+    if (hd->n < k || key == hd->heap[0].key)
+        return push(hd, key, rec, len);
+    if (key > hd->heap[0].key)
+        return 0;
+    if (push(hd, key, rec, len) != 0)
+        return -1;
+    trim(hd, k);
+    return 0;
+}
+
+/* The candidates as records, in input order, sorted and written. */
+static int finish(struct engine *e, struct head *hd, uint64_t k)
+{
+    compact(hd);
+    qsort(hd->heap, hd->n, sizeof *hd->heap, cmp_off);
+    rf_records r;
+    rf_records_init(&r, e->delim);
+    rf_keyed *a = malloc((hd->n ? hd->n : 1) * sizeof *a);
+    int status = 1;
+    if (!a)
+        goto oom;
+    for (size_t i = 0; i < hd->n; i++) {
+        a[i] = (rf_keyed){hd->heap[i].key, r.size};
+        if (rf_records_add_record(&r, hd->arena + hd->heap[i].off, hd->heap[i].len) != 0)
+            goto oom;
+    }
+    if (rf_keyed_sort(&e->order, a, hd->n, 1) != RF_OK) {
+        cli_error("cannot shuffle: %s", rf_strerror(RF_ECRYPTO));
+        goto done;
+    }
+    const size_t out = k < hd->n ? (size_t)k : hd->n;
+    uint64_t *offs = (uint64_t *)a; /* the vals, packed in place */
+    for (size_t i = 0; i < out; i++)
+        offs[i] = a[i].val;
+    if (output_set_total(e->out, out) == 0)
+        status = engine_emit(e, &r, offs, out);
+    goto done;
+oom:
+    cli_error("memory exhausted");
+done:
+    free(a);
+    rf_records_free(&r);
+    return status;
+}
+
+/* Keys are drawn in batches of this many. */
+#define KEY_BATCH 512
+
+int engine_head(struct engine *e, struct reader *rd)
+{
+    struct head hd = {0};
+    rf_keyed_stream ks;
+    rf_keyed keys[KEY_BATCH];
+    size_t nkeys = 0, kused = 0;
+    uint64_t header_left = e->header;
+    unsigned char *hbuf = NULL;
+    size_t hlen = 0;
+    int status = 1;
+    if (rf_keyed_stream_init(&ks, &e->order, 0) != RF_OK) {
+        cli_error("cannot shuffle: %s", rf_strerror(RF_ECRYPTO));
+        return 1;
+    }
+    if (e->progress)
+        progress_phase(e->progress, "read", e->size_hint);
+    const unsigned char *data;
+    size_t len;
+    int got;
+    while ((got = reader_next(rd, &data, &len)) > 0) {
+        const unsigned char *p = data, *end = data + len;
+        while (p < end) {
+            const unsigned char *q = memchr(p, e->delim, (size_t)(end - p));
+            const size_t rl = (size_t)(q - p);
+            if (header_left > 0) { /* --header records, kept in place */
+                unsigned char *h = realloc(hbuf, hlen + rl + 1);
+                if (!h)
+                    goto oom;
+                memcpy(h + hlen, p, rl + 1);
+                hbuf = h;
+                hlen += rl + 1;
+                header_left--;
+            } else if (e->count > 0) {
+                if (kused == nkeys) {
+                    if (rf_keyed_stream_fill(&ks, keys, KEY_BATCH) != RF_OK)
+                        goto crypto;
+                    nkeys = KEY_BATCH;
+                    kused = 0;
+                }
+                if (offer(&hd, e->count, keys[kused++].key, p, rl) != 0)
+                    goto oom;
+            }
+            p = q + 1;
+        }
+        if (e->progress)
+            progress_update(e->progress, rd->bytes);
+    }
+    if (got < 0)
+        goto done;
+    if (e->progress)
+        progress_done(e->progress);
+    if (output_set_header(e->out, hbuf, hlen) == 0)
+        status = finish(e, &hd, e->count);
+    goto done;
+crypto:
+    cli_error("cannot shuffle: %s", rf_strerror(RF_ECRYPTO));
+    goto done;
+oom:
+    cli_error("memory exhausted");
+done:
+    free(hbuf);
+    free(hd.heap);
+    free(hd.arena);
+    return status;
+}

@@ -1,0 +1,147 @@
+/* output.h -- where the shuffled records go: standard output, -o FILE
+ * (replaced atomically), or the consecutive parts of --split, each its own
+ * file replaced atomically, all committed together at the end or none.
+ *
+ * Use (every engine, every mode):
+ *
+ *     struct cli_output out;
+ *     if (output_open(&out, opts) != 0) return CLI_FAIL;   // message printed
+ *     output_set_header(&out, hdr, len);   // optional, before any record
+ *     output_set_total(&out, n);           // records after the header; required
+ *                                          // before writing when splitting
+ *     output_records(&out, &r, offs, k);   // as often as needed, or by hand:
+ *         rf_writer *w = output_writer(&out);
+ *         k = min(count, output_room(&out)); ...write k records to w...;
+ *         output_advance(&out, k);         // then output_writer() again: the
+ *                                          // writer changes at part boundaries
+ *     return output_close(&out);           // exit status; or output_abort(&out)
+ *
+ * Records are counted, never parsed: a "record" is whatever the caller writes
+ * between two output_advance calls' worth (a line with its delimiter, a number
+ * and its delimiter).  Writer errors stick in output_writer(o)->err; callers
+ * may stop early when it is set, and output_close reports it.
+ *
+ * Splits: the records after the header (n of them, as given to
+ * output_set_total) are cut into consecutive parts; part i holds records
+ * [b(i), b(i+1)) of the output, b(0) = 0 and b(parts) = n:
+ *  - N equal parts (--split=N): sizes differ by at most one, the larger first:
+ *    with q = n / N and r = n % N, parts 0 .. r-1 hold q+1 records, the rest q;
+ *    b(i) = i*q + min(i, r).
+ *  - percentages (--split=80%,10%,10%, up to 9 decimals, summing to exactly
+ *    100): b(i) = round(n * c(i) / 100) with c(i) the cumulative percentage and
+ *    halves rounded up; so the parts add up to n exactly.
+ *  - counts (--split=1000,500,* ; the last may be '*' = the rest): b(i) the
+ *    cumulative counts.  Without '*' they must add up to n exactly, with '*' to
+ *    at most n; otherwise output_set_total prints an error naming both numbers.
+ * Every part starts with the header (CSV headers in each file); an empty part
+ * is a file holding just the header.  All part files are opened (as
+ * temporaries, rf_atomic_open) by output_open, so a bad name or directory
+ * fails before any work; they are fsynced, then renamed into place by
+ * output_close only if everything was written without error.  Any error
+ * removes every temporary and leaves every part name as it was (a failing
+ * rename in the final loop -- after every fsync succeeded -- is the one case
+ * that can leave earlier parts committed; it is reported).
+ *
+ * Temporary names are registered with cleanup.h, so signals remove them too.
+ * One thread at a time.
+ */
+#ifndef RIFFLE_OUTPUT_H
+#define RIFFLE_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "riffle_io.h"
+
+struct shuf_opts;
+
+/* ---- --split=SPEC and --output-pattern=PATTERN ---- */
+
+enum split_kind { SPLIT_NONE = 0, SPLIT_EQUAL, SPLIT_PERCENT, SPLIT_COUNTS };
+
+/* Most parts --split makes (each is an open file until the end). */
+#define SPLIT_MAX_PARTS 4096
+/* Percentages are held exactly, in units of 10^-9 percent. */
+#define SPLIT_PERCENT_UNIT 1000000000ull
+#define SPLIT_HUNDRED (100 * SPLIT_PERCENT_UNIT)
+
+struct cli_split {
+    enum split_kind kind;
+    size_t parts;
+    uint64_t *value; /* PERCENT: per part, in SPLIT_PERCENT_UNITs; COUNTS: per part */
+    int rest;        /* COUNTS: the last part is '*' */
+    char **names;    /* the parts' file names (split_set_pattern) */
+};
+
+/* Parse SPEC into s (which must be zeroed).  Returns CLI_CONTINUE, or
+ * CLI_FAIL after a usage message ("invalid split 'SPEC'..." + Try). */
+int split_parse(struct cli_split *s, const char *spec);
+/* Make the parts' names from PATTERN: a printf-like pattern with exactly one
+ * %d (optionally "%0Wd" or "%Wd", W <= 20; "%%" is a literal %), parts
+ * numbered from 0; or, if PATTERN has no '%', a comma-separated list of
+ * exactly s->parts names.  Returns CLI_CONTINUE or CLI_FAIL after a usage
+ * message. */
+int split_set_pattern(struct cli_split *s, const char *pattern);
+void split_free(struct cli_split *s);
+
+/* ---- the output ---- */
+
+struct cli_output_part {
+    rf_atomic_file file;
+    int guard;   /* cleanup.h slot of the temporary, or -1 */
+    int started; /* the header is written */
+};
+
+struct cli_output {
+    rf_writer w;
+    unsigned char *buf;
+    const char *name;         /* -o FILE, or NULL (stdout or split) */
+    rf_atomic_file file;      /* -o */
+    int guard;                /* cleanup.h slot of -o's temporary, or -1 */
+    const struct cli_split *split; /* NULL unless splitting */
+    struct cli_output_part *parts;
+    uint64_t *bounds;         /* b(0) .. b(parts), after output_set_total */
+    size_t cur;               /* the part being written */
+    uint64_t total, done;     /* records planned (splits) and written */
+    int planned;
+    unsigned char *header;    /* a copy, for splits */
+    size_t header_len;
+    int err;                  /* first error (an errno value), or -1 reported */
+};
+
+/* Open standard output, -o FILE (a temporary beside it), or every split part
+ * (temporaries).  Allocates the 1 MiB buffer.  Returns 0, or -1 after a
+ * message. */
+int output_open(struct cli_output *o, const struct shuf_opts *opts);
+/* Nonzero when writing split parts. */
+int output_splitting(const struct cli_output *o);
+/* The number of records that will follow the header.  Required before
+ * writing records when splitting (it plans the parts; a count mismatch is an
+ * error, printed); otherwise optional.  Returns 0 or -1 after a message. */
+int output_set_total(struct cli_output *o, uint64_t n);
+/* The header: complete records, delimiters included.  Written at the start of
+ * every part (copied), or once, at once, without a copy, when not splitting.
+ * Call before any record.  Returns 0 or -1 (out of memory, printed). */
+int output_set_header(struct cli_output *o, const void *bytes, size_t len);
+/* The writer of the part that takes the next record. */
+rf_writer *output_writer(struct cli_output *o);
+/* Records the current part can still take (UINT64_MAX when not splitting;
+ * 0 when all planned records are written). */
+uint64_t output_room(const struct cli_output *o);
+/* `records` (<= output_room) were written to output_writer(o).  Moves to the
+ * next part when the current one is full.  Returns 0, or an errno value
+ * (write error, or EINVAL for more than the room). */
+int output_advance(struct cli_output *o, uint64_t records);
+/* Write offs[0..count) of r through the parts: rf_records_write by pieces of
+ * output_room.  Returns 0 or an errno value (also left in the writer). */
+int output_records(struct cli_output *o, const rf_records *r, const uint64_t *offs,
+                   size_t count);
+/* Flush, then commit everything or remove everything.  Returns the exit
+ * status: CLI_OK, or CLI_FAIL after a message (a closed pipe on stdout --
+ * EPIPE -- fails quietly, as `shuf | head`).  Frees. */
+int output_close(struct cli_output *o);
+/* Remove every temporary, leaving every target as it was; free.  For error
+ * paths (print the message yourself). */
+void output_abort(struct cli_output *o);
+
+#endif

@@ -1,0 +1,44 @@
+/* reader.h -- the inputs of the shuf mode as a stream of whole records, for
+ * the engines that cannot hold the input: the head (-n K) and the external
+ * engine.  Inputs are read in large blocks (never mapped, so memory stays
+ * bounded); records are cut at the delimiter exactly as rf_records cuts them
+ * (riffle_io.h): every input's last record is a record even without its
+ * delimiter, and it gets one. */
+#ifndef RIFFLE_READER_H
+#define RIFFLE_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct reader {
+    char **names;      /* inputs ("-" is stdin) */
+    int n_names, next_name;
+    int fd;            /* current input, or -1 */
+    const char *name;  /* its name, for messages */
+    unsigned char delim;
+    unsigned char *buf;
+    size_t cap, start, end; /* unconsumed bytes buf[start..end) */
+    const unsigned char *prefix; /* bytes already read from the first input */
+    size_t prefix_len;
+    uint64_t bytes;    /* input bytes consumed so far (progress) */
+};
+
+/* Start reading names[0..n).  Returns 0, or 1 after a message. */
+int reader_open(struct reader *rd, char **names, int n, unsigned char delim);
+
+/* Before the first reader_next: the input starts with prefix[0..len), bytes
+ * read earlier from the input `name`, which goes on as fd (positioned after
+ * them; the reader closes it unless it is stdin), or ends there if fd < 0;
+ * names[0..n) follow.  prefix must stay valid until the next reader_next. */
+void reader_prefix(struct reader *rd, const unsigned char *prefix, size_t len, int fd,
+                   const char *name);
+
+/* The next block of whole records, each ending with the delimiter: sets
+ * *data and *len (len > 0) and returns 1; returns 0 at the end of the last
+ * input, or -1 after printing an error.  The block stays valid until the next
+ * call. */
+int reader_next(struct reader *rd, const unsigned char **data, size_t *len);
+
+void reader_close(struct reader *rd);
+
+#endif
