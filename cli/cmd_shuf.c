@@ -1,20 +1,18 @@
 /*
- * cmd_shuf.c -- the shuf-compatible mode: read the records, shuffle an array
- * of their offsets with rf_shuffle (or its head with rf_shuffle_partial for
- * -n), and write them in that order.
+ * cmd_shuf.c -- the shuf-compatible mode: options to modes.
  *
- * Order contract (pinned by tests/cli_seed.bats): the output is the offsets
- * array after rf_shuffle -- front-to-back Fisher-Yates -- over the records
- * after the --header ones; -n K is rf_shuffle_partial(.., K) and prints the
- * first K, which riffle.h guarantees to be the head of the full shuffle; -r
- * prints record rf_below(n) each time.  -i LO-HI shuffles the numbers the same
- * way, so `seq` into a file, stdin, -e and -i all give the same order -- up to
- * RF_PERM_TABLE_MAX = 2^20 numbers.  A larger range (up to all 2^64 numbers) is
- * never held: it comes out in the order of the keyed permutation rf_perm
- * (riffle_perm.h), in constant memory (run_range_perm).  For n <= 2^20 that
- * permutation's table mode is the same rf_shuffle of 0..n-1, so `riffle perm`
- * agrees with -i on both sides of the threshold (tests/cli_perm.bats,
- * tests/cli_seed.bats).
+ * Order contract (pinned by tests/cli_seed.bats, checked against the
+ * independent tests/keyed_reference.py): records -- files, stdin, -e -- come
+ * out in the library's keyed order (riffle.h, "Keyed order") of the records
+ * after the --header ones, whichever engine computes it (shuf_keyed.c,
+ * engine.h: in memory, streamed head for -n K, external buckets beyond
+ * --memory; any --threads): -n K is the first K of that order.  -i LO-HI for
+ * up to RF_PERM_TABLE_MAX = 2^20 numbers puts them in the same keyed order,
+ * so `seq` into a file, stdin, -e and -i all agree.  A larger range (up to
+ * all 2^64 numbers) is never held: it comes out in the order of the keyed
+ * permutation rf_perm (riffle_perm.h), in constant memory (run_range_perm),
+ * and `riffle perm` evaluates the same p.  -r prints record rf_below(n) of
+ * the generator each time.
  */
 #include <errno.h>
 #include <fcntl.h>

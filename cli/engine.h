@@ -50,6 +50,9 @@ int engine_memory(struct engine *e, rf_records *r);
 int engine_head(struct engine *e, struct reader *rd);
 int engine_external(struct engine *e, struct reader *rd);
 
+/* How much of a regular file a streaming engine maps at a time. */
+size_t shuf_window(const struct engine *e);
+
 /* Write the records of r starting at offs[0..count) through the output,
  * part by part. */
 int engine_emit(struct engine *e, const rf_records *r, const uint64_t *offs, size_t count);

@@ -202,11 +202,14 @@ static int add_record(struct ext *x, struct scatter *s, uint64_t key,
     return 0;
 }
 
+/* Flush and close every bucket (the buffers go, success or not). */
 static int scatter_close(struct ext *x, struct scatter *s)
 {
     for (unsigned i = 0; i < s->nb; i++)
-        if (flush_bucket(x, &s->b[i]) != 0)
+        if (flush_bucket(x, &s->b[i]) != 0) {
+            free_buffers(s);
             return 1;
+        }
     for (unsigned i = 0; i < s->nb; i++)
         x->scattered += s->b[i].bytes;
     free_buffers(s);
@@ -318,6 +321,7 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
     if (status == 0 && reader_open(&rd, names, 1, x->e->delim) != 0)
         status = 1;
     else if (status == 0) {
+        reader_map(&rd, shuf_window(x->e));
         key_fd = open(key_name, O_RDONLY | O_CLOEXEC);
         if (key_fd < 0)
             status = io_error(x, b->key_id, errno);
@@ -403,11 +407,22 @@ static int make_dir(struct ext *x)
         cli_error("%s: %s", base, strerror(ENAMETOOLONG));
         return 1;
     }
-    if (cleanup_dir_set(x->dir) != 0 || !mkdtemp(x->dir)) {
-        cli_error("cannot create a temporary directory in %s: %s", base, strerror(errno));
+    /* Registered under its real name with the signals blocked, so that no
+     * signal can come between its creation and its registration. */
+    sigset_t old;
+    cleanup_block_async(&old);
+    const int made = mkdtemp(x->dir) != NULL;
+    const int err = errno;
+    const int reg = made ? cleanup_dir_set(x->dir) : 0;
+    cleanup_restore(&old);
+    if (!made || reg != 0) {
+        if (made)
+            rmdir(x->dir);
+        cli_error("cannot create a temporary directory in %s: %s", base,
+                  strerror(made ? ENAMETOOLONG : err));
         return 1;
     }
-    return cleanup_dir_set(x->dir); /* the real name */
+    return 0;
 }
 
 /* Pass 1 over the input: the header records aside, then every record keyed

@@ -81,6 +81,10 @@ static int cmp_off(const void *x, const void *y)
  * rf_keyed_sort needs), then rebuild the heap. */
 static void compact(struct head *hd)
 {
+    if (hd->n == 0) {
+        hd->used = 0;
+        return;
+    }
     qsort(hd->heap, hd->n, sizeof *hd->heap, cmp_off);
     size_t at = 0;
     for (size_t i = 0; i < hd->n; i++) {
@@ -158,8 +162,7 @@ static int offer(struct head *hd, uint64_t k, uint64_t key, const unsigned char 
 /* The candidates as records, in input order, sorted and written. */
 static int finish(struct engine *e, struct head *hd, uint64_t k)
 {
-    compact(hd);
-    qsort(hd->heap, hd->n, sizeof *hd->heap, cmp_off);
+    compact(hd); /* also leaves the candidates in input order */
     rf_records r;
     rf_records_init(&r, e->delim);
     rf_keyed *a = malloc((hd->n ? hd->n : 1) * sizeof *a);

@@ -21,10 +21,20 @@ struct reader {
     const unsigned char *prefix; /* bytes already read from the first input */
     size_t prefix_len;
     uint64_t bytes;    /* input bytes consumed so far (progress) */
+    size_t window;     /* map regular files this many bytes at a time; 0: read */
+    int mapped;        /* the current input is read through windows */
+    uint64_t fsize, fpos; /* its size, and the next byte to hand out */
+    void *map;         /* the window handed out last, or NULL */
+    size_t map_len;
 };
 
 /* Start reading names[0..n).  Returns 0, or 1 after a message. */
 int reader_open(struct reader *rd, char **names, int n, unsigned char delim);
+
+/* Read regular files through read-only mappings of `window` bytes (rounded
+ * to pages; 0 turns it off): no copy, and memory stays one window.  A record
+ * longer than a window is read with read(2) instead. */
+void reader_map(struct reader *rd, size_t window);
 
 /* Before the first reader_next: the input starts with prefix[0..len), bytes
  * read earlier from the input `name`, which goes on as fd (positioned after

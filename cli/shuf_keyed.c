@@ -70,6 +70,18 @@ static int from_memory(struct engine *e, rf_records *r)
     return status;
 }
 
+/* Mapping windows for streamed regular files: 64 MiB, or a quarter of the
+ * budget if that is less (but 1 MiB at least). */
+size_t shuf_window(const struct engine *e)
+{
+    uint64_t w = e->budget / 4;
+    if (w > ((uint64_t)64 << 20))
+        w = (uint64_t)64 << 20;
+    if (w < ((uint64_t)1 << 20))
+        w = (uint64_t)1 << 20;
+    return (size_t)w;
+}
+
 static int open_input(const char *name)
 {
     const int fd = strcmp(name, "-") == 0 ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
@@ -111,6 +123,7 @@ static int read_then_decide(struct engine *e, char **names, int n)
                     close(fd);
                 goto done;
             }
+            reader_map(&rd, shuf_window(e));
             reader_prefix(&rd, r.data, r.size, fd, names[i]);
             status = engine_external(e, &rd);
             reader_close(&rd);
@@ -138,6 +151,7 @@ static int from_names(struct engine *e, const struct shuf_opts *o)
         struct reader rd;
         if (reader_open(&rd, names, n, e->delim) != 0)
             return 1;
+        reader_map(&rd, shuf_window(e));
         const int status = head_fits(o, e->budget) ? engine_head(e, &rd)
                                                    : engine_external(e, &rd);
         reader_close(&rd);

@@ -15,6 +15,7 @@
 
 #include <assert.h>
 #include <sodium.h>
+#include <stdint.h>
 #include <string.h>
 
 /* SipHash initialisation constants ("somepseudorandomlygeneratedbytes"),
@@ -96,9 +97,9 @@ static inline uint64_t mask_bits(unsigned m)
 
 /* One pass of the network in each direction, for round function ROUND, two
  * rounds per iteration: (a, b) -> (b, c) -> (c, d) with
- * c = (a ^ F_r(b)) mod 2^u and d = (b ^ F_{r+1}(c)) mod 2^v.  FEISTEL_LANES
- * evaluates four independent inputs in lock step, which lets the CPU overlap
- * their dependency chains (the rf_perm_at_range path). */
+ * c = (a ^ F_r(b)) mod 2^u and d = (b ^ F_{r+1}(c)) mod 2^v.  These are the
+ * single-index paths (rf_perm_at, rf_perm_inverse); rf_perm_at_range runs
+ * the SipHash network in lanes (rfi_sip_lanes below). */
 #define FEISTEL_PAIR(NAME, ROUND, ROUNDS)                                          \
     static inline uint64_t NAME##_enc(const rf_perm *p, uint64_t x)                \
     {                                                                              \
@@ -127,51 +128,7 @@ static inline uint64_t mask_bits(unsigned m)
         return (c << v) | d;                                                       \
     }
 
-#define FEISTEL_LANES(NAME, ROUND, ROUNDS)                                         \
-    static inline void NAME##_enc4(const rf_perm *p, uint64_t x[4])                \
-    {                                                                              \
-        const unsigned v = p->lo_bits;                                             \
-        const uint64_t mu = mask_bits(p->hi_bits), mv = mask_bits(v);              \
-        uint64_t a[4], b[4];                                                       \
-        for (int l = 0; l < 4; l++) {                                              \
-            a[l] = x[l] >> v;                                                      \
-            b[l] = x[l] & mv;                                                      \
-        }                                                                          \
-        for (unsigned r = 0; r < ROUNDS; r += 2) {                                 \
-            for (int l = 0; l < 4; l++) {                                          \
-                const uint64_t c = (a[l] ^ ROUND(p->rk[r], b[l])) & mu;            \
-                const uint64_t d = (b[l] ^ ROUND(p->rk[r + 1], c)) & mv;           \
-                a[l] = c;                                                          \
-                b[l] = d;                                                          \
-            }                                                                      \
-        }                                                                          \
-        for (int l = 0; l < 4; l++)                                                \
-            x[l] = (a[l] << v) | b[l];                                             \
-    }                                                                              \
-    static void NAME##_range(const rf_perm *p, uint64_t first, size_t count,       \
-                             uint64_t *out)                                        \
-    {                                                                              \
-        size_t j = 0;                                                              \
-        for (; count - j >= 4; j += 4) {                                           \
-            uint64_t x[4] = {first + j, first + j + 1, first + j + 2, first + j + 3}; \
-            NAME##_enc4(p, x);                                                     \
-            for (int l = 0; l < 4; l++) {                                          \
-                while (x[l] > p->max) /* the rare cycle walk, one lane */          \
-                    x[l] = NAME##_enc(p, x[l]);                                    \
-                out[j + l] = x[l];                                                 \
-            }                                                                      \
-        }                                                                          \
-        for (; j < count; j++) {                                                   \
-            uint64_t x = first + j;                                                \
-            do                                                                     \
-                x = NAME##_enc(p, x);                                              \
-            while (x > p->max);                                                    \
-            out[j] = x;                                                            \
-        }                                                                          \
-    }
-
 FEISTEL_PAIR(sip, round_sip, SIP_ROUNDS)
-FEISTEL_LANES(sip, round_sip, SIP_ROUNDS)
 FEISTEL_PAIR(mul, round_mul, MUL_ROUNDS)
 
 uint64_t rfi_feistel_at(const rf_perm *p, uint64_t x)
@@ -204,12 +161,147 @@ uint64_t rfi_feistel_inverse(const rf_perm *p, uint64_t y)
     return y;
 }
 
-/* Four lanes pay for SipHash (about 10% here); for the short multiply rounds
- * the plain loop was faster (bench/bench_perm.c, docs/BENCHMARKS_PERM.md). */
+/* ---- the SipHash network in lanes (rf_perm_at_range) ---- */
+
+/* The input-free first half of the first SipRound of round_sip, and the
+ * initial v2, v3, for each round key (perm_internal.h). */
+static void sip_prepare(const rf_perm *p, rfi_sip_pre *pre)
+{
+    static_assert(SIP_ROUNDS == RFI_SIP_ROUNDS, "one round count");
+    for (unsigned r = 0; r < SIP_ROUNDS; r++) {
+        uint64_t v0 = p->rk[r][0] ^ SIP_C0, v1 = p->rk[r][1] ^ SIP_C1;
+        v0 += v1;
+        v1 = rf_rotl64_(v1, 13);
+        v1 ^= v0;
+        v0 = rf_rotl64_(v0, 32);
+        pre->s[r][0] = v0;
+        pre->s[r][1] = v1;
+        pre->s[r][2] = p->rk[r][0] ^ SIP_C2;
+        pre->s[r][3] = p->rk[r][1] ^ SIP_C3;
+    }
+    pre->mask_hi = mask_bits(p->hi_bits);
+    pre->mask_lo = mask_bits(p->lo_bits);
+    pre->lo_bits = p->lo_bits;
+}
+
+/* round_sip(k, m) from the prepared state s of k: the rest of the first
+ * SipRound, then as round_sip. */
+static inline uint64_t round_sip_pre(const uint64_t s[4], uint64_t m)
+{
+    uint64_t v0 = s[0], v1 = s[1], v2 = s[2], v3 = s[3] ^ m;
+    v2 += v3;
+    v3 = rf_rotl64_(v3, 16);
+    v3 ^= v2;
+    v0 += v3;
+    v3 = rf_rotl64_(v3, 21);
+    v3 ^= v0;
+    v2 += v1;
+    v1 = rf_rotl64_(v1, 17);
+    v1 ^= v2;
+    v2 = rf_rotl64_(v2, 32);
+    v0 ^= m;
+    v2 ^= 0xff;
+    SIPROUND(v0, v1, v2, v3);
+    SIPROUND(v0, v1, v2, v3);
+    SIPROUND(v0, v1, v2, v3);
+    return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* Four independent networks in lock step: the CPU overlaps their dependency
+ * chains (the kernel for CPUs without the x86 vector units). */
+void rfi_sip_pass_portable(const rfi_sip_pre *pre, uint64_t *x)
+{
+    enum { L = RFI_SIP_PORTABLE_LANES };
+    const unsigned v = pre->lo_bits;
+    uint64_t a[L], b[L];
+    for (int l = 0; l < L; l++) {
+        a[l] = x[l] >> v;
+        b[l] = x[l] & pre->mask_lo;
+    }
+    for (unsigned r = 0; r < RFI_SIP_ROUNDS; r += 2) {
+        for (int l = 0; l < L; l++) {
+            const uint64_t c = (a[l] ^ round_sip_pre(pre->s[r], b[l])) & pre->mask_hi;
+            const uint64_t d = (b[l] ^ round_sip_pre(pre->s[r + 1], c)) & pre->mask_lo;
+            a[l] = c;
+            b[l] = d;
+        }
+    }
+    for (int l = 0; l < L; l++)
+        x[l] = (a[l] << v) | b[l];
+}
+
+/* Lane l holds x[l], the value being walked for output position pos[l]
+ * (SIZE_MAX: idle).  After each pass, a lane whose value landed in [0, N)
+ * delivers it and takes the next index; one that did not walks on in the
+ * next pass.  When the indices run out and at most a quarter of the lanes
+ * are still busy, those start again one at a time on the single-index path
+ * (sip_enc), so a long walk at the end does not cost whole passes (and a
+ * kernel that computed a wrong E fails the tests instead of hanging them: a
+ * cycle of E through a wrong value need not come back into [0, N)). */
+void rfi_sip_lanes(const rf_perm *p, uint64_t first, size_t count, uint64_t *out,
+                   unsigned lanes, rfi_sip_pass_fn pass)
+{
+    assert(lanes > 0 && lanes <= RFI_SIP_MAX_LANES);
+    rfi_sip_pre pre;
+    uint64_t x[RFI_SIP_MAX_LANES];
+    size_t pos[RFI_SIP_MAX_LANES];
+    size_t next = 0, busy = 0;
+    sip_prepare(p, &pre);
+    for (unsigned l = 0; l < lanes; l++) {
+        pos[l] = next < count ? next++ : SIZE_MAX;
+        x[l] = pos[l] != SIZE_MAX ? first + pos[l] : 0;
+        busy += pos[l] != SIZE_MAX;
+    }
+    while (next < count || busy > lanes / 4) {
+        pass(&pre, x);
+        for (unsigned l = 0; l < lanes; l++) {
+            if (pos[l] == SIZE_MAX || x[l] > p->max)
+                continue;
+            out[pos[l]] = x[l];
+            if (next < count) {
+                pos[l] = next++;
+                x[l] = first + pos[l];
+            } else {
+                pos[l] = SIZE_MAX;
+                busy--;
+            }
+        }
+    }
+    for (unsigned l = 0; l < lanes; l++) {
+        if (pos[l] == SIZE_MAX)
+            continue;
+        uint64_t y = first + pos[l];
+        do
+            y = sip_enc(p, y);
+        while (y > p->max);
+        out[pos[l]] = y;
+    }
+    sodium_memzero(&pre, sizeof pre);
+}
+
+/* The widest kernel this CPU runs (measured: docs/BENCHMARKS_PERM.md); a
+ * range shorter than its lanes goes one index at a time.  The multiply
+ * rounds are short enough that the plain loop was as fast as four lanes. */
 void rfi_feistel_range(const rf_perm *p, uint64_t first, size_t count, uint64_t *out)
 {
     if (p->mode == RF_PERM_SIPHASH) {
-        sip_range(p, first, count, out);
+#ifdef RFI_HAVE_SIP_X86
+        if (count >= RFI_SIP_AVX512_LANES && rfi_sip_avx512_usable()) {
+            rfi_sip_lanes(p, first, count, out, RFI_SIP_AVX512_LANES, rfi_sip_pass_avx512);
+            return;
+        }
+        if (count >= RFI_SIP_AVX2_LANES && rfi_sip_avx2_usable()) {
+            rfi_sip_lanes(p, first, count, out, RFI_SIP_AVX2_LANES, rfi_sip_pass_avx2);
+            return;
+        }
+#endif
+        if (count >= RFI_SIP_PORTABLE_LANES) {
+            rfi_sip_lanes(p, first, count, out, RFI_SIP_PORTABLE_LANES,
+                          rfi_sip_pass_portable);
+            return;
+        }
+        for (size_t j = 0; j < count; j++)
+            out[j] = rfi_feistel_at(p, first + j);
         return;
     }
     for (size_t j = 0; j < count; j++) {

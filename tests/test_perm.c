@@ -2,7 +2,9 @@
  * model of the documented network (its SipHash anchored to libsodium's
  * SipHash-2-4), the table mode against rf_shuffle, chi-square tests of the
  * cipher modes over many keys with correct degrees of freedom, pinned
- * known-answer vectors, and the 2^64 edge. */
+ * known-answer vectors, the 2^64 edge, and every lane kernel of
+ * rf_perm_at_range (portable, AVX2, AVX-512: those this CPU runs) against
+ * rf_perm_at. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 
 #include <sodium.h>
 
+#include "perm_internal.h" /* the lane kernels of rf_perm_at_range */
 #include "perm_stats.h"
 #include "riffle_perm.h"
 
@@ -331,6 +334,106 @@ static void test_range_matches_at(void **state)
     }
 }
 
+/* ---- the lane kernels of the SipHash mode ---- */
+
+struct sip_kernel {
+    const char *name;
+    unsigned lanes;
+    rfi_sip_pass_fn pass;
+};
+
+/* The kernels this CPU runs, portable first. */
+static size_t sip_kernels(struct sip_kernel k[3])
+{
+    size_t n = 0;
+    k[n++] = (struct sip_kernel){"portable", RFI_SIP_PORTABLE_LANES, rfi_sip_pass_portable};
+#ifdef RFI_HAVE_SIP_X86
+    if (rfi_sip_avx2_usable())
+        k[n++] = (struct sip_kernel){"avx2", RFI_SIP_AVX2_LANES, rfi_sip_pass_avx2};
+    if (rfi_sip_avx512_usable())
+        k[n++] = (struct sip_kernel){"avx512", RFI_SIP_AVX512_LANES, rfi_sip_pass_avx512};
+#endif
+    return n;
+}
+
+/* rfi_sip_lanes(first, count) with kernel k equals rf_perm_at and writes
+ * nothing past out[count). */
+static void check_lanes(const rf_perm *p, const struct sip_kernel *k, uint64_t first,
+                        size_t count, uint64_t *out)
+{
+    const uint64_t guard = 0x5a5a5a5a5a5a5a5aULL;
+    for (size_t j = 0; j < count + 4; j++)
+        out[j] = guard;
+    rfi_sip_lanes(p, first, count, out, k->lanes, k->pass);
+    for (size_t j = 0; j < count; j++) {
+        if (out[j] != rf_perm_at(p, first + j))
+            fail_msg("kernel %s, max %llu, first %llu, j %zu", k->name,
+                     (unsigned long long)rf_perm_max(p), (unsigned long long)first, j);
+    }
+    for (size_t j = count; j < count + 4; j++)
+        assert_true(out[j] == guard);
+}
+
+/* Whole small domains (where cycle walking is frequent: N = 2^k + 1 walks
+ * about half the time), and windows of large ones, with counts below, at and
+ * past every lane width. */
+static void test_sip_kernels(void **state)
+{
+    (void)state;
+    struct sip_kernel k[3];
+    const size_t nk = sip_kernels(k);
+    for (size_t i = 0; i < nk; i++)
+        print_message("lane kernel %s (%u lanes)\n", k[i].name, k[i].lanes);
+    static const uint64_t small[] = {0, 1, 2, 3, 4, 15, 16, 17, 100, 1024, 4096, 4099};
+    static const uint64_t large[] = {(1ULL << 20), 999999999ULL, (1ULL << 33) + 5,
+                                     (1ULL << 63), UINT64_MAX - 59, UINT64_MAX};
+    static const size_t counts[] = {1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 33, 100, 1000};
+    uint64_t *out = malloc((4100 + 4) * sizeof *out);
+    assert_non_null(out);
+    uint8_t key[RF_KEY_BYTES];
+    for (size_t i = 0; i < nk; i++) {
+        for (size_t c = 0; c < sizeof small / sizeof small[0]; c++) {
+            seed_key(key, 500 + c);
+            rf_perm p;
+            assert_int_equal(rf_perm_init(&p, key, small[c], RF_PERM_SIPHASH, NULL, 0), RF_OK);
+            check_lanes(&p, &k[i], 0, (size_t)small[c] + 1, out);
+            for (size_t n = 0; n < sizeof counts / sizeof counts[0]; n++)
+                if (counts[n] <= small[c])
+                    check_lanes(&p, &k[i], small[c] + 1 - counts[n], counts[n], out);
+            rf_perm_free(&p);
+        }
+        for (size_t c = 0; c < sizeof large / sizeof large[0]; c++) {
+            seed_key(key, 600 + c);
+            rf_perm p;
+            assert_int_equal(rf_perm_init(&p, key, large[c], RF_PERM_SIPHASH, NULL, 0), RF_OK);
+            for (size_t n = 0; n < sizeof counts / sizeof counts[0]; n++) {
+                check_lanes(&p, &k[i], 0, counts[n], out);
+                check_lanes(&p, &k[i], large[c] / 3, counts[n], out);
+                check_lanes(&p, &k[i], large[c] - (counts[n] - 1), counts[n], out);
+            }
+            rf_perm_free(&p);
+        }
+    }
+    free(out);
+}
+
+/* The public range function (which picks a kernel) at every small count. */
+static void test_range_short_counts(void **state)
+{
+    (void)state;
+    uint8_t key[RF_KEY_BYTES];
+    seed_key(key, 77);
+    uint64_t out[40];
+    rf_perm p;
+    assert_int_equal(rf_perm_init(&p, key, 4096, RF_PERM_SIPHASH, NULL, 0), RF_OK);
+    for (size_t count = 1; count <= 40; count++) {
+        rf_perm_at_range(&p, 4097 - count, count, out);
+        for (size_t j = 0; j < count; j++)
+            assert_true(out[j] == rf_perm_at(&p, 4097 - count + j));
+    }
+    rf_perm_free(&p);
+}
+
 /* ---- 2^64 and 2^64 - 59 ---- */
 
 static void test_huge_domains(void **state)
@@ -587,6 +690,8 @@ int main(void)
         cmocka_unit_test(test_table_is_shuffle),
         cmocka_unit_test(test_modes_and_errors),
         cmocka_unit_test(test_range_matches_at),
+        cmocka_unit_test(test_sip_kernels),
+        cmocka_unit_test(test_range_short_counts),
         cmocka_unit_test(test_huge_domains),
         cmocka_unit_test(test_tiny_domains),
         cmocka_unit_test(test_statistics_siphash),
