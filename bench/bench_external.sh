@@ -319,6 +319,6 @@ t=$(ratio "$(get wall shuf1)" "$(get wall mem1)")
 echo "- small file: GNU shuf time / riffle in-memory time: $t (issue 3 target >= 5 with output to /dev/null: bench_cli.sh)"
 echo
 echo "load average after: $(bench_load)"
-rm -f "$dir/commands" "$dir/files" "$dir/stop" "$dir/disk" "$dir/time" "$dir/times" "$dir/err" "$sigc"
+rm -f "$dir/commands" "$dir/files" "$dir/stop" "$dir/disk" "$dir/time" "$dir/times" "$dir/err" "$sigc" "$linesig"
 [ "${CLEAN:-0}" = 1 ] && rm -f "$small" "$large"
 exit 0
