@@ -3,7 +3,8 @@
  * --header records gets key k_i, records come out by increasing key, ties
  * shuffled.  So the output for a seed is the same whichever engine runs,
  * whatever --memory and --threads say (DESIGN.md principle 4):
- *   - engine_memory: the records in memory (mapped or read), one sort;
+ *   - engine_memory: the records in memory (mapped or read), ordered by
+ *     rf_keyed_index (16 bytes per record with their offsets);
  *   - engine_head: -n K, keeping only the K smallest keys while streaming;
  *   - engine_external: records scattered by the top bits of their keys into
  *     temporary bucket files, then each bucket sorted in memory in turn (a
@@ -49,6 +50,22 @@ struct engine {
 int engine_memory(struct engine *e, rf_records *r);
 int engine_head(struct engine *e, struct reader *rd);
 int engine_external(struct engine *e, struct reader *rd);
+
+/* One record after the header: its key (the keyed stream, in input order)
+ * and its bytes, rec[len - 1] being the delimiter.  Returns 0, or nonzero
+ * after printing a message (the walk stops). */
+typedef int (*engine_record_fn)(void *ctx, uint64_t key, const unsigned char *rec, size_t len);
+
+/* Read every record of rd: the first e->header records are appended to
+ * *hbuf / *hlen (complete records, for output_set_header; free *hbuf), every
+ * later one goes to fn with its key.  Reports progress (phase set by the
+ * caller).  Returns 0, or 1 after a message. */
+int engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, void *ctx,
+                unsigned char **hbuf, size_t *hlen);
+
+/* Whether records of `bytes` in all can be ordered in memory under the
+ * budget: the bytes plus 16 per record (their offsets and the order). */
+int engine_fits(const struct engine *e, uint64_t bytes, uint64_t records);
 
 /* How much of a regular file a streaming engine maps at a time. */
 size_t shuf_window(const struct engine *e);

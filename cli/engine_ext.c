@@ -4,9 +4,9 @@
  * order's stream, in input order) and goes, with its key, to the bucket named
  * by the top bits of the key: two temporary files per bucket, the records
  * (each with its delimiter) and their keys (8 bytes each, host order), in
- * input order.  Pass 2: bucket by bucket in key order, the records are mapped,
- * their keys read back, and the whole bucket is put in the keyed order by
- * rf_keyed_sort and written.  riffle.h ("Keyed order") shows why this is the
+ * input order.  Pass 2: bucket by bucket in key order, the records are mapped
+ * and put in the keyed order by rf_keyed_index, which reads their keys back
+ * from the key file, and written.  riffle.h ("Keyed order") shows why this is the
  * same output as sorting everything at once: a bucket holds exactly the keys
  * with its prefix, in input order, and ties never cross buckets.  A bucket
  * too large for --memory is scattered again by the next bits of its keys.
@@ -365,11 +365,6 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
     return status;
 }
 
-static int fits(const struct ext *x, const struct bucket *b)
-{
-    return b->bytes + 16 * b->records <= x->e->budget;
-}
-
 static int finish_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
 {
     if (x->left == 0 || b->records == 0) {
@@ -377,7 +372,7 @@ static int finish_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
         remove_file(x, b->key_id);
         return 0;
     }
-    if (!fits(x, b) && b->records > 1 && used_bits < 64)
+    if (!engine_fits(x->e, b->bytes, b->records) && b->records > 1 && used_bits < 64)
         return split_bucket(x, b, used_bits);
     const int status = sort_bucket(x, b);
     x->done += b->bytes;
@@ -425,56 +420,18 @@ static int make_dir(struct ext *x)
     return 0;
 }
 
-/* Pass 1 over the input: the header records aside, then every record keyed
- * and scattered. */
-static int scatter_input(struct ext *x, struct scatter *s, struct reader *rd,
-                         unsigned char **hbuf, size_t *hlen, uint64_t *records)
+/* Pass 1 over the input: every record after the header to its bucket. */
+struct walk {
+    struct ext *x;
+    struct scatter *s;
+    uint64_t records;
+};
+
+static int scatter_one(void *ctx, uint64_t key, const unsigned char *rec, size_t len)
 {
-    struct engine *e = x->e;
-    rf_keyed_stream ks;
-    rf_keyed keys[KEY_BATCH];
-    size_t nkeys = 0, used = 0;
-    uint64_t header_left = e->header;
-    if (rf_keyed_stream_init(&ks, &e->order, 0) != RF_OK) {
-        cli_error("cannot shuffle: %s", rf_strerror(RF_ECRYPTO));
-        return 1;
-    }
-    const unsigned char *data;
-    size_t len;
-    int got;
-    while ((got = reader_next(rd, &data, &len)) > 0) {
-        for (const unsigned char *p = data, *end = data + len; p < end;) {
-            const unsigned char *q = memchr(p, e->delim, (size_t)(end - p));
-            const size_t rl = (size_t)(q - p) + 1;
-            if (header_left > 0) {
-                unsigned char *h = realloc(*hbuf, *hlen + rl);
-                if (!h) {
-                    cli_error("memory exhausted");
-                    return 1;
-                }
-                memcpy(h + *hlen, p, rl);
-                *hbuf = h;
-                *hlen += rl;
-                header_left--;
-            } else {
-                if (used == nkeys) {
-                    if (rf_keyed_stream_fill(&ks, keys, KEY_BATCH) != RF_OK) {
-                        cli_error("cannot shuffle: %s", rf_strerror(RF_ECRYPTO));
-                        return 1;
-                    }
-                    nkeys = KEY_BATCH;
-                    used = 0;
-                }
-                if (add_record(x, s, keys[used++].key, p, rl) != 0)
-                    return 1;
-                (*records)++;
-            }
-            p = q + 1;
-        }
-        if (e->progress)
-            progress_update(e->progress, rd->bytes);
-    }
-    return got < 0;
+    struct walk *w = ctx;
+    w->records++;
+    return add_record(w->x, w->s, key, rec, len);
 }
 
 int engine_external(struct engine *e, struct reader *rd)
@@ -483,7 +440,6 @@ int engine_external(struct engine *e, struct reader *rd)
     struct scatter *s = malloc(sizeof *s);
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
-    uint64_t records = 0;
     int status = 1;
     if (!s) {
         cli_error("memory exhausted");
@@ -497,7 +453,8 @@ int engine_external(struct engine *e, struct reader *rd)
     const unsigned bits = fanout_bits(e->size_hint, e->budget);
     if (e->progress)
         progress_phase(e->progress, "scatter", e->size_hint);
-    if (scatter_open(&x, s, 0, bits) != 0 || scatter_input(&x, s, rd, &hbuf, &hlen, &records) != 0) {
+    struct walk w = {&x, s, 0};
+    if (scatter_open(&x, s, 0, bits) != 0 || engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {
         free_buffers(s);
         goto done;
     }
@@ -507,7 +464,7 @@ int engine_external(struct engine *e, struct reader *rd)
         progress_done(e->progress);
         progress_phase(e->progress, "shuffle", x.scattered);
     }
-    x.left = e->limited && e->count < records ? e->count : records;
+    x.left = e->limited && e->count < w.records ? e->count : w.records;
     e->record_bytes = 0; /* pass 2 reports bucket bytes itself */
     if (output_set_header(e->out, hbuf, hlen) != 0 || output_set_total(e->out, x.left) != 0)
         goto done;

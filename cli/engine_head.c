@@ -193,71 +193,39 @@ done:
     return status;
 }
 
-/* Keys are drawn in batches of this many. */
-#define KEY_BATCH 512
+struct walk {
+    struct head hd;
+    uint64_t k;
+};
+
+static int take(void *ctx, uint64_t key, const unsigned char *rec, size_t len)
+{
+    struct walk *w = ctx;
+    if (w->k == 0)
+        return 0; /* -n 0 with a header: only the header is wanted */
+    if (offer(&w->hd, w->k, key, rec, len - 1) != 0) {
+        cli_error("memory exhausted");
+        return 1;
+    }
+    return 0;
+}
 
 int engine_head(struct engine *e, struct reader *rd)
 {
-    struct head hd = {0};
-    rf_keyed_stream ks;
-    rf_keyed keys[KEY_BATCH];
-    size_t nkeys = 0, kused = 0;
-    uint64_t header_left = e->header;
+    struct walk w = {.k = e->count};
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
     int status = 1;
-    if (rf_keyed_stream_init(&ks, &e->order, 0) != RF_OK) {
-        cli_error("cannot shuffle: %s", rf_strerror(RF_ECRYPTO));
-        return 1;
-    }
     if (e->progress)
         progress_phase(e->progress, "read", e->size_hint);
-    const unsigned char *data;
-    size_t len;
-    int got;
-    while ((got = reader_next(rd, &data, &len)) > 0) {
-        const unsigned char *p = data, *end = data + len;
-        while (p < end) {
-            const unsigned char *q = memchr(p, e->delim, (size_t)(end - p));
-            const size_t rl = (size_t)(q - p);
-            if (header_left > 0) { /* --header records, kept in place */
-                unsigned char *h = realloc(hbuf, hlen + rl + 1);
-                if (!h)
-                    goto oom;
-                memcpy(h + hlen, p, rl + 1);
-                hbuf = h;
-                hlen += rl + 1;
-                header_left--;
-            } else if (e->count > 0) {
-                if (kused == nkeys) {
-                    if (rf_keyed_stream_fill(&ks, keys, KEY_BATCH) != RF_OK)
-                        goto crypto;
-                    nkeys = KEY_BATCH;
-                    kused = 0;
-                }
-                if (offer(&hd, e->count, keys[kused++].key, p, rl) != 0)
-                    goto oom;
-            }
-            p = q + 1;
-        }
+    if (engine_walk(e, rd, take, &w, &hbuf, &hlen) == 0) {
         if (e->progress)
-            progress_update(e->progress, rd->bytes);
+            progress_done(e->progress);
+        if (output_set_header(e->out, hbuf, hlen) == 0)
+            status = finish(e, &w.hd, e->count);
     }
-    if (got < 0)
-        goto done;
-    if (e->progress)
-        progress_done(e->progress);
-    if (output_set_header(e->out, hbuf, hlen) == 0)
-        status = finish(e, &hd, e->count);
-    goto done;
-crypto:
-    cli_error("cannot shuffle: %s", rf_strerror(RF_ECRYPTO));
-    goto done;
-oom:
-    cli_error("memory exhausted");
-done:
     free(hbuf);
-    free(hd.heap);
-    free(hd.arena);
+    free(w.hd.heap);
+    free(w.hd.arena);
     return status;
 }

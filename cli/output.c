@@ -325,16 +325,16 @@ int split_set_pattern(struct cli_split *s, const char *pattern)
 /* Opening                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Guard a's temporary against signals.  rf_atomic_file documents `tmp` as
- * private; the CLI reads it here only, to register the name with cleanup.h
- * (the library's own guard covers one file, a split needs several).  NULL
- * when the target is written in place (a device, a FIFO). */
+/* Guard a's temporary against signals, with cleanup.h (the library's own
+ * guard covers one file, a split needs several).  No temporary when the
+ * target is written in place (a device, a FIFO). */
 static int guard_file(const rf_atomic_file *a, int *slot)
 {
     *slot = -1;
-    if (!a->tmp)
+    const char *tmp = rf_atomic_temp_path(a);
+    if (!tmp)
         return 0;
-    *slot = cleanup_add(a->tmp);
+    *slot = cleanup_add(tmp);
     return *slot >= 0 ? 0 : ENAMETOOLONG;
 }
 
@@ -695,7 +695,7 @@ static int finish_parts(struct cli_output *o)
     }
     for (size_t i = 0; i < parts; i++) {
         const rf_atomic_file *a = &o->parts[i].file;
-        if (a->tmp && fsync(a->fd) != 0) { /* tmp: see guard_file */
+        if (rf_atomic_temp_path(a) && fsync(a->fd) != 0) {
             e = errno;
             cli_error("%s: %s", o->split->names[i], strerror(e));
             return e;

@@ -45,11 +45,6 @@ static uint64_t regular_size(char **names, int n)
     return total;
 }
 
-static int fits(const struct engine *e, const rf_records *r)
-{
-    return r->size + 16 * (uint64_t)r->n <= e->budget;
-}
-
 /* Records in memory: engine_memory if they fit, else the external engine
  * fed from them. */
 static int from_memory(struct engine *e, rf_records *r)
@@ -58,7 +53,7 @@ static int from_memory(struct engine *e, rf_records *r)
         cli_error("memory exhausted");
         return 1;
     }
-    if (fits(e, r))
+    if (engine_fits(e, r->size, r->n))
         return engine_memory(e, r);
     struct reader rd;
     if (reader_open(&rd, NULL, 0, e->delim) != 0)

@@ -96,15 +96,6 @@ RF_API int rf_records_index(rf_records *r);
  * its delimiter. */
 RF_API size_t rf_records_length(const rf_records *r, uint64_t off);
 
-/* Hand the records over as keyed items (riffle.h, "Keyed order"):
- * (*items)[i] = {key 0, val offs[i]} for i < n.  The offsets' block becomes
- * the items' (grown in place to 16 bytes per record; realloc moves a large
- * block by remapping, so offsets and items are never both resident); r keeps
- * its data and n, and offs becomes NULL (rf_records_index would find the
- * records again from the start).  The caller frees *items with free(3).
- * Returns 0, or ENOMEM with r unchanged. */
-RF_API int rf_records_take_keyed(rf_records *r, rf_keyed **items);
-
 /* Release everything (unmapping or freeing) and leave an empty set with the
  * same delimiter.  Safe on an initialised, never-filled set. */
 RF_API void rf_records_free(rf_records *r);
@@ -144,11 +135,6 @@ RF_API int rf_writer_flush(rf_writer *w);
 RF_API int rf_records_write(const rf_records *r, const uint64_t *offs, size_t count,
                             rf_writer *w);
 
-/* rf_records_write for the records starting at a[0].val, a[1].val, ...,
- * a[count - 1].val (after rf_records_take_keyed and rf_keyed_sort). */
-RF_API int rf_records_write_keyed(const rf_records *r, const rf_keyed *a, size_t count,
-                                  rf_writer *w);
-
 /* ------------------------------------------------------------------------ */
 /* Atomic output file                                                       */
 /* ------------------------------------------------------------------------ */
@@ -179,6 +165,11 @@ RF_API int rf_atomic_commit(rf_atomic_file *a);
 /* Close and remove the temporary file, leaving path as it was; free.  Safe
  * after a failed open or a commit (then a no-op). */
 RF_API void rf_atomic_abort(rf_atomic_file *a);
+
+/* The temporary file's name while a is open (for a program's own signal
+ * cleanup, which may guard several files), or NULL when path is written in
+ * place (a device, a FIFO) or after commit/abort. */
+RF_API const char *rf_atomic_temp_path(const rf_atomic_file *a);
 
 /* Remove a's temporary file if the process gets SIGINT, SIGTERM or SIGHUP,
  * then die of that signal as if unhandled (so the parent sees the real cause).

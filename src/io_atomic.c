@@ -177,3 +177,8 @@ RF_API int rf_atomic_guard_signals(const rf_atomic_file *a)
     }
     return 0;
 }
+
+RF_API const char *rf_atomic_temp_path(const rf_atomic_file *a)
+{
+    return a->tmp;
+}

@@ -124,29 +124,16 @@ static void put_record(const rf_records *r, uint64_t off, rf_writer *w)
     rf_writer_putc(w, r->delim);
 }
 
-/* The gather: the records at offs[0], offs[stride], offs[2 * stride], ... */
-static int write_strided(const rf_records *r, const uint64_t *offs, size_t stride,
-                         size_t count, rf_writer *w)
-{
-    const size_t warm = count < PREFETCH_AHEAD ? count : PREFETCH_AHEAD;
-    for (size_t i = 0; i < warm; i++)
-        prefetch(r, offs[i * stride]);
-    for (size_t i = 0; i < count && !w->err; i++) {
-        if (i + PREFETCH_AHEAD < count)
-            prefetch(r, offs[(i + PREFETCH_AHEAD) * stride]);
-        put_record(r, offs[i * stride], w);
-    }
-    return w->err;
-}
-
 RF_API int rf_records_write(const rf_records *r, const uint64_t *offs, size_t count,
                             rf_writer *w)
 {
-    return write_strided(r, offs, 1, count, w);
-}
-
-RF_API int rf_records_write_keyed(const rf_records *r, const rf_keyed *a, size_t count,
-                                  rf_writer *w)
-{
-    return write_strided(r, &a->val, sizeof *a / sizeof a->val, count, w);
+    const size_t warm = count < PREFETCH_AHEAD ? count : PREFETCH_AHEAD;
+    for (size_t i = 0; i < warm; i++)
+        prefetch(r, offs[i]);
+    for (size_t i = 0; i < count && !w->err; i++) {
+        if (i + PREFETCH_AHEAD < count)
+            prefetch(r, offs[i + PREFETCH_AHEAD]);
+        put_record(r, offs[i], w);
+    }
+    return w->err;
 }

@@ -73,12 +73,10 @@ static inline size_t digit(const rf_keyed *e, unsigned pos, unsigned bits)
     return (size_t)((w >> (p - bits)) & (((uint64_t)1 << bits) - 1));
 }
 
-static unsigned digit_bits(size_t n, unsigned pos)
+static unsigned digit_bits(unsigned pos)
 {
-    (void)n;
-    unsigned bits = WIDE_BITS;
     const unsigned room = pos > 64 ? pos - 64 : pos;
-    return bits < room ? bits : room;
+    return WIDE_BITS < room ? WIDE_BITS : room;
 }
 
 /* One pass: permute a[0..n) in place so that digit d's items come before
@@ -118,7 +116,7 @@ static void sort_vals(rf_keyed *a, size_t n, unsigned pos)
         return;
     }
     size_t start[((size_t)1 << WIDE_BITS) + 1];
-    const unsigned bits = digit_bits(n, pos);
+    const unsigned bits = digit_bits(pos);
     partition(a, n, pos, bits, start);
     for (size_t d = 0; d < ((size_t)1 << bits); d++)
         sort_vals(a + start[d], start[d + 1] - start[d], pos - bits);
@@ -146,7 +144,7 @@ static void sort_keys(struct sorter *s, rf_keyed *a, size_t n, unsigned pos)
         return;
     }
     size_t start[((size_t)1 << WIDE_BITS) + 1];
-    const unsigned bits = digit_bits(n, pos);
+    const unsigned bits = digit_bits(pos);
     partition(a, n, pos, bits, start);
     for (size_t d = 0; d < ((size_t)1 << bits); d++)
         sort_part(s, a + start[d], start[d + 1] - start[d], pos - bits);

@@ -172,28 +172,6 @@ RF_API int rf_records_index(rf_records *r)
     return 0;
 }
 
-RF_API int rf_records_take_keyed(rf_records *r, rf_keyed **items)
-{
-    const size_t n = r->n;
-    if (n > SIZE_MAX / sizeof(rf_keyed))
-        return ENOMEM;
-    size_t cap = (n ? n : 1) * sizeof(rf_keyed);
-    /* Grown in place: realloc moves a big block with mremap, so the offsets
-     * and the items are never both resident. */
-    rf_keyed *a = block_resize(r->offs, r->offs_cap_, &cap);
-    if (!a)
-        return ENOMEM;
-    const uint64_t *offs = (const uint64_t *)a;
-    for (size_t i = n; i-- > 0;) /* back to front: item i lies at or after offs[i] */
-        a[i] = (rf_keyed){0, offs[i]};
-    r->offs = NULL;
-    r->offs_cap_ = 0;
-    r->found_ = 0;
-    r->scanned_ = 0;
-    *items = a;
-    return 0;
-}
-
 RF_API size_t rf_records_length(const rf_records *r, uint64_t off)
 {
     const unsigned char *p = r->data + off;
