@@ -101,6 +101,28 @@ RF_API size_t rf_records_length(const rf_records *r, uint64_t off);
 RF_API void rf_records_free(rf_records *r);
 
 /* ------------------------------------------------------------------------ */
+/* Delimiters                                                               */
+/* ------------------------------------------------------------------------ */
+
+/* The scans under rf_records_index, for programs that find records their own
+ * way (streaming, or locating a few records without an offset per record).
+ * 64 bytes at a time with SIMD where the CPU has it (AVX2, else SSE2 on
+ * x86-64), memchr elsewhere; all give the same results. */
+
+/* How many bytes of p[0..len) equal delim. */
+RF_API size_t rf_delims_count(const void *p, size_t len, unsigned char delim);
+
+/* The index in p of the delimiter that is k-th from 0 (k = 0: the first), or
+ * len when p[0..len) holds k or fewer. */
+RF_API size_t rf_delims_nth(const void *p, size_t len, unsigned char delim, size_t k);
+
+/* For every delimiter p[i], in order, store base + i + 1 (where the next
+ * record starts) in out; return how many.  out needs room for
+ * rf_delims_count(p, len, delim) values. */
+RF_API size_t rf_delims_find(const void *p, size_t len, unsigned char delim, uint64_t base,
+                             uint64_t *out);
+
+/* ------------------------------------------------------------------------ */
 /* Buffered output                                                          */
 /* ------------------------------------------------------------------------ */
 

@@ -23,4 +23,16 @@ size_t rf_scan_sse2_(const unsigned char *p, size_t len, unsigned char delim, ui
 /* The fastest variant built. */
 rf_scan_fn_ rf_scan_best_(void);
 
+/* delims.c: how many bytes of p[0..len) equal delim, and the index of the
+ * k-th (from 0) of them or len; portable references (memchr) and AVX2
+ * variants, used when rf_delims_avx2_usable_(). */
+size_t rf_count_ref_(const unsigned char *p, size_t len, unsigned char delim);
+size_t rf_nth_ref_(const unsigned char *p, size_t len, unsigned char delim, size_t k);
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__))
+#define RF_HAVE_DELIMS_AVX2 1
+int rf_delims_avx2_usable_(void);
+size_t rf_count_avx2_(const unsigned char *p, size_t len, unsigned char delim);
+size_t rf_nth_avx2_(const unsigned char *p, size_t len, unsigned char delim, size_t k);
+#endif
+
 #endif

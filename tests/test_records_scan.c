@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "records_scan.h"
+#include "riffle_io.h"
 
 /* xorshift64: test data only (not a riffle generator). */
 static uint64_t next(uint64_t *s)
@@ -38,6 +39,25 @@ static void compare(const unsigned char *p, size_t len, unsigned char delim)
     for (size_t i = 0; i < len; i++)
         expect += p[i] == delim;
     assert_int_equal(na, expect);
+    /* Counting and locating agree with the scan, in every variant. */
+    assert_int_equal(rf_count_ref_(p, len, delim), expect);
+    assert_int_equal(rf_delims_count(p, len, delim), expect);
+    assert_int_equal(rf_delims_find(p, len, delim, 1000, b), expect);
+    if (na)
+        assert_memory_equal(a, b, na * sizeof *a);
+    for (size_t k = 0; k <= na; k++) {
+        const size_t want = k < na ? (size_t)(a[k] - 1000 - 1) : len;
+        assert_int_equal(rf_nth_ref_(p, len, delim, k), want);
+        assert_int_equal(rf_delims_nth(p, len, delim, k), want);
+    }
+#if defined(RF_HAVE_DELIMS_AVX2)
+    if (rf_delims_avx2_usable_()) {
+        assert_int_equal(rf_count_avx2_(p, len, delim), expect);
+        for (size_t k = 0; k <= na; k++)
+            assert_int_equal(rf_nth_avx2_(p, len, delim, k),
+                             k < na ? (size_t)(a[k] - 1000 - 1) : len);
+    }
+#endif
     free(a);
     free(b);
 }
