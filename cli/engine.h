@@ -4,7 +4,7 @@
  * shuffled.  So the output for a seed is the same whichever engine runs,
  * whatever --memory and --threads say (DESIGN.md principle 4):
  *   - engine_memory: the records in memory (mapped or read), ordered by
- *     rf_keyed_index (16 bytes per record with their offsets);
+ *     rf_keyed_index_vals as their offsets (8 bytes per record);
  *   - engine_head: -n K, keeping only the K smallest keys while streaming;
  *   - engine_external: records scattered by the top bits of their keys into
  *     temporary bucket files, then each bucket sorted in memory in turn (a
@@ -46,8 +46,29 @@ struct engine {
     uint64_t record_bytes; /* average record size, for progress in bytes */
 };
 
-/* r: every input, indexed. */
-int engine_memory(struct engine *e, rf_records *r);
+/* Where the records of one buffer are, without an offset per record: the
+ * --header records' end, the number of records after them, and the start
+ * of every keyed block of 2^16 of them (engine_mem.c). */
+struct layout {
+    const unsigned char *data;
+    uint64_t size;
+    unsigned char delim;
+    uint64_t header;  /* header records found (<= e->header) */
+    uint64_t begin;   /* the records after the header start here */
+    uint64_t m;       /* records after the header */
+    int terminated;   /* the last record ends with the delimiter */
+    uint64_t blocks;  /* ceil(m / 2^16) */
+    uint64_t *starts; /* starts[c]: offset of record c * 2^16 after the header */
+};
+/* Count r's records (on e->threads threads).  Returns 0, or 1 after a
+ * message.  layout_free releases it. */
+int layout_init(struct layout *l, const struct engine *e, const rf_records *r);
+void layout_free(struct layout *l);
+/* Whether engine_memory can order them under the budget: the bytes plus 8
+ * per record (the order, as offsets). */
+int engine_memory_fits(const struct engine *e, const struct layout *l);
+/* r: every input, in memory (r->offs unused); l: its layout. */
+int engine_memory(struct engine *e, const rf_records *r, const struct layout *l);
 int engine_head(struct engine *e, struct reader *rd);
 int engine_external(struct engine *e, struct reader *rd);
 
@@ -64,7 +85,8 @@ int engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, void *
                 unsigned char **hbuf, size_t *hlen);
 
 /* Whether records of `bytes` in all can be ordered in memory under the
- * budget: the bytes plus 16 per record (their offsets and the order). */
+ * budget with an offsets table: the bytes plus 16 per record (the offsets
+ * and the order; the external engine's buckets). */
 int engine_fits(const struct engine *e, uint64_t bytes, uint64_t records);
 
 /* How much of a regular file a streaming engine maps at a time. */

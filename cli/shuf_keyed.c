@@ -5,7 +5,7 @@
  * input decide:
  *   - -n K with K small against --memory: engine_head, O(K) memory, one
  *     streaming pass (a pipe never has to be held);
- *   - everything fits in --memory (input bytes + 16 per record): engine_memory
+ *   - everything fits in --memory (input bytes + 8 per record): engine_memory
  *     (regular files mapped, anything else read);
  *   - otherwise engine_external, which starts from whatever was already read.
  */
@@ -49,12 +49,15 @@ static uint64_t regular_size(char **names, int n)
  * fed from them. */
 static int from_memory(struct engine *e, rf_records *r)
 {
-    if (rf_records_index(r) != 0) {
-        cli_error("memory exhausted");
+    struct layout l;
+    if (layout_init(&l, e, r) != 0)
         return 1;
+    if (engine_memory_fits(e, &l)) {
+        const int status = engine_memory(e, r, &l);
+        layout_free(&l);
+        return status;
     }
-    if (engine_fits(e, r->size, r->n))
-        return engine_memory(e, r);
+    layout_free(&l);
     struct reader rd;
     if (reader_open(&rd, NULL, 0, e->delim) != 0)
         return 1;

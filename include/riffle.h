@@ -641,12 +641,32 @@ RF_API RF_NODISCARD rf_status rf_keyed_sort(const rf_keyed_order *o, rf_keyed *a
  * The order is exactly rf_keyed_sort's (tests/test_keyed.c), for every thread
  * count (0 = one per online CPU).  keys is asked for whole blocks of 2^16
  * items (first a multiple of 2^16) except at the end.  Allocates about
- * threads * 2^17 * 8 bytes of tables besides idx.  Returns RF_OK, RF_ENOMEM, RF_ECRYPTO, or the status
- * of a failed keys call. */
+ * 1.5 MiB per thread of tables besides idx.  Returns RF_OK, RF_ENOMEM,
+ * RF_ECRYPTO, or the status of a failed keys call. */
 typedef rf_status (*rf_keyed_keys_fn)(void *ctx, uint64_t first, uint64_t *out, size_t n);
 RF_API RF_NODISCARD rf_status rf_keyed_index(const rf_keyed_order *o, uint64_t m,
                                              rf_keyed_keys_fn keys, void *ctx,
                                              unsigned threads, uint64_t *idx);
+
+/* rf_keyed_index with the caller's values in place of item numbers:
+ * out[j] = the value of the item in place j.  vals(ctx, first, out, n) must
+ * write the values of items first .. first+n-1, the same on every call; they
+ * must strictly increase with the item number and be at most vmax.  It is
+ * called like keys (whole blocks of 2^16 items, several threads, disjoint
+ * blocks), once per block in the scatter and again for the few blocks that
+ * hold a near tie.  The point: records at increasing byte offsets in one
+ * buffer get their offsets in the keyed order directly, in 8 bytes per record
+ * in all -- no table of offsets beside the order, and no random lookup in one
+ * afterwards.  Fewer key bits fit beside a wider value (vmax of 2^30 leaves
+ * 34 + the bucket bits), so near ties are more frequent but stay rare.
+ * Same order as rf_keyed_index for every thread count (tests/test_keyed.c).
+ * Returns as rf_keyed_index, RF_EINVAL for vals == NULL, or RF_EINVAL when a
+ * block's values came out different the second time. */
+typedef rf_status (*rf_keyed_vals_fn)(void *ctx, uint64_t first, uint64_t *out, size_t n);
+RF_API RF_NODISCARD rf_status rf_keyed_index_vals(const rf_keyed_order *o, uint64_t m,
+                                                  rf_keyed_keys_fn keys, rf_keyed_vals_fn vals,
+                                                  void *ctx, uint64_t vmax, unsigned threads,
+                                                  uint64_t *out);
 
 /* ------------------------------------------------------------------------ */
 /* Decks                                                                    */

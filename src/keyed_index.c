@@ -1,14 +1,16 @@
-/* rf_keyed_index: the keyed order as item numbers, 8 bytes per item
- * (riffle.h, "Keyed order").
+/* rf_keyed_index and rf_keyed_index_vals: the keyed order as item numbers
+ * or as the caller's values, 8 bytes per item (riffle.h, "Keyed order").
  *
- * An entry is  (kept key bits) << ibits | item,  where ibits = bit_width(m-1)
- * and the kept bits are the R = 64 - ibits key bits just below the top B
- * (bucket) bits.  Entries of one bucket compared as plain numbers are in
- * (key prefix of B + R bits, item number) order, and within a bucket the
- * item numbers of equal prefixes are in input order, as rf_keyed_sort's
- * ties need.  Only runs of equal prefixes (near ties) need the rest of their
- * keys: they are fetched and ordered by rf_keyed_sort itself, so exact ties
- * are shuffled by the same tie streams as everywhere else. */
+ * An entry is  (kept key bits) << vbits | value,  where vbits is the width of
+ * the largest value (of m-1 when the values are the item numbers) and the
+ * kept bits are the R = 64 - vbits key bits just below the top B (bucket)
+ * bits.  Values increase with the item number, so entries of one bucket
+ * compared as plain numbers are in (key prefix of B + R bits, item) order,
+ * as rf_keyed_sort's ties need.  Only runs of equal prefixes (near ties) need
+ * the rest of their keys: their items are found again (the value's block by
+ * the first values noted in the scatter, then the value in that block's
+ * values), their keys fetched, and each run ordered by rf_keyed_sort itself,
+ * so exact ties are shuffled by the same tie streams as everywhere else. */
 #include "shuffle_bucket_internal.h"
 
 #include <pthread.h>
@@ -28,7 +30,7 @@ struct run {
 };
 
 struct wanted {
-    uint64_t item, pos, key;
+    uint64_t val, pos, key;
     size_t run; /* which near tie */
 };
 
@@ -39,6 +41,7 @@ struct worker {
     unsigned t;
     uint64_t *hist;       /* 2^B counters, then the scatter positions */
     uint64_t *keys;       /* FETCH keys */
+    uint64_t *vals;       /* FETCH values (rf_keyed_index_vals) */
     uint64_t *scratch;    /* largest bucket */
     struct run *runs;     /* near ties found in pass 3 */
     size_t nruns, cap;
@@ -49,8 +52,10 @@ struct kx {
     const rf_keyed_order *o;
     uint64_t m;
     rf_keyed_keys_fn keys;
+    rf_keyed_vals_fn vals; /* NULL: the values are the item numbers */
     void *ctx;
-    unsigned T, B, ibits, R;
+    unsigned T, B, vbits, R;
+    uint64_t *first_val;  /* per block of FETCH items: its first value */
     uint64_t *idx;
     uint64_t *start;      /* 2^B + 1 bucket bounds */
     size_t next;          /* pass 3: next bucket (atomic) */
@@ -72,10 +77,31 @@ static size_t bucket_of(const struct kx *x, uint64_t key)
     return x->B ? (size_t)(key >> (64 - x->B)) : 0;
 }
 
-static uint64_t entry(const struct kx *x, uint64_t key, uint64_t item)
+static uint64_t entry(const struct kx *x, uint64_t key, uint64_t val)
 {
     const uint64_t rest = x->B ? key << x->B : key;
-    return (x->R ? (rest >> (64 - x->R)) << x->ibits : 0) | item;
+    return (x->R ? (rest >> (64 - x->R)) << x->vbits : 0) | val;
+}
+
+/* The kept key bits of an entry (0 when none are kept). */
+static uint64_t prefix(const struct kx *x, uint64_t e)
+{
+    return x->vbits >= 64 ? 0 : e >> x->vbits;
+}
+
+static uint64_t value_mask(const struct kx *x)
+{
+    return x->vbits >= 64 ? UINT64_MAX : ((uint64_t)1 << x->vbits) - 1;
+}
+
+/* The values of items [first, first + n): the caller's, or the numbers. */
+static rf_status get_vals(const struct kx *x, uint64_t first, uint64_t *out, size_t n)
+{
+    if (x->vals)
+        return x->vals(x->ctx, first, out, n);
+    for (size_t j = 0; j < n; j++)
+        out[j] = first + j;
+    return RF_OK;
 }
 
 /* Worker t's items: whole keyed blocks where possible. */
@@ -104,9 +130,16 @@ static void pass_keys(struct worker *w, int scatter)
         if (!scatter) {
             for (size_t j = 0; j < n; j++)
                 w->hist[bucket_of(x, buf[j])]++;
-        } else {
+        } else if (!x->vals) {
             for (size_t j = 0; j < n; j++)
                 x->idx[w->hist[bucket_of(x, buf[j])]++] = entry(x, buf[j], first + j);
+        } else {
+            const uint64_t *v = w->vals;
+            if ((w->st = x->vals(x->ctx, first, w->vals, n)) != RF_OK)
+                return;
+            x->first_val[first / FETCH] = v[0];
+            for (size_t j = 0; j < n; j++)
+                x->idx[w->hist[bucket_of(x, buf[j])]++] = entry(x, buf[j], v[j]);
         }
     }
 }
@@ -164,7 +197,7 @@ static void pass_sort(struct worker *w)
         sort_entries(a, n, w->scratch);
         for (size_t i = 0; i + 1 < n;) {
             size_t j = i + 1;
-            while (j < n && a[j] >> x->ibits == a[i] >> x->ibits)
+            while (j < n && prefix(x, a[j]) == prefix(x, a[i]))
                 j++;
             if (j - i >= 2 && add_run(w, (size_t)x->start[b] + i, j - i) != 0) {
                 w->st = RF_ENOMEM;
@@ -175,22 +208,59 @@ static void pass_sort(struct worker *w)
     }
 }
 
-/* Pass 4: full keys of the wanted items (sorted by item), worker t's share,
- * fetched block by block. */
+/* The block of FETCH items holding value v: the last whose first value is
+ * at most v. */
+static uint64_t block_of(const struct kx *x, uint64_t v)
+{
+    if (!x->vals)
+        return v / FETCH;
+    uint64_t lo = 0, hi = (x->m + FETCH - 1) / FETCH; /* first_val[lo] <= v */
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (x->first_val[mid] <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Where v is among the n increasing values of a block. */
+static size_t place_of(const uint64_t *vals, size_t n, uint64_t v)
+{
+    size_t lo = 0, hi = n;
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (vals[mid] <= v)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Pass 4: full keys of the wanted items (sorted by value), worker t's share,
+ * fetched block by block with the block's values to find each item. */
 static void pass_fetch(struct worker *w)
 {
     struct kx *x = w->x;
     const size_t lo = x->nwant * w->t / x->T, hi = x->nwant * (w->t + 1) / x->T;
-    uint64_t *buf = w->keys;
     uint64_t have = UINT64_MAX;
+    size_t n = 0;
     for (size_t i = lo; i < hi && w->st == RF_OK; i++) {
-        const uint64_t block = x->want[i].item / FETCH * FETCH;
-        if (block != have) {
-            const uint64_t n = x->m - block < FETCH ? x->m - block : FETCH;
-            w->st = x->keys(x->ctx, block, buf, (size_t)n);
-            have = block;
+        const uint64_t b = block_of(x, x->want[i].val);
+        if (b != have) {
+            const uint64_t first = b * FETCH;
+            n = x->m - first < FETCH ? (size_t)(x->m - first) : (size_t)FETCH;
+            w->st = x->keys(x->ctx, first, w->keys, n);
+            if (w->st == RF_OK)
+                w->st = get_vals(x, first, w->vals, n);
+            have = b;
         }
-        x->want[i].key = buf[x->want[i].item - block];
+        const size_t j = place_of(w->vals, n, x->want[i].val);
+        if (w->st == RF_OK && w->vals[j] != x->want[i].val)
+            w->st = RF_EINVAL; /* the values were not the same twice */
+        x->want[i].key = w->keys[j];
     }
 }
 
@@ -271,10 +341,10 @@ static size_t plan_buckets(struct kx *x)
     return largest;
 }
 
-static int by_item(const void *p, const void *q)
+static int by_val(const void *p, const void *q)
 {
     const struct wanted *a = p, *b = q;
-    return a->item < b->item ? -1 : a->item > b->item;
+    return a->val < b->val ? -1 : a->val > b->val;
 }
 
 static int by_pos(const void *p, const void *q)
@@ -287,7 +357,7 @@ static int by_pos(const void *p, const void *q)
  * the keyed order by rf_keyed_sort. */
 static rf_status near_ties(struct kx *x)
 {
-    const uint64_t mask = x->ibits >= 64 ? UINT64_MAX : ((uint64_t)1 << x->ibits) - 1;
+    const uint64_t mask = value_mask(x);
     size_t total = 0, longest = 0;
     for (unsigned t = 0; t < x->T; t++)
         for (size_t r = 0; r < x->w[t].nruns; r++) {
@@ -310,7 +380,7 @@ static rf_status near_ties(struct kx *x)
                 x->want[at++] = (struct wanted){x->idx[pos] & mask, pos, 0, run};
             }
     x->nwant = total;
-    qsort(x->want, total, sizeof *x->want, by_item);
+    qsort(x->want, total, sizeof *x->want, by_val);
     if ((st = run_all(x, FETCH_KEYS)) != RF_OK)
         goto done;
     qsort(x->want, total, sizeof *x->want, by_pos);
@@ -320,7 +390,7 @@ static rf_status near_ties(struct kx *x)
         while (j < total && x->want[j].run == x->want[i].run)
             j++;
         for (size_t k = i; k < j; k++)
-            items[k - i] = (rf_keyed){x->want[k].key, x->want[k].item};
+            items[k - i] = (rf_keyed){x->want[k].key, x->want[k].val};
         st = rf_keyed_sort(x->o, items, j - i, 1);
         for (size_t k = i; k < j; k++)
             x->idx[x->want[k].pos] = items[k - i].val;
@@ -338,14 +408,23 @@ static void release(struct kx *x)
     for (unsigned t = 0; t < x->T; t++) {
         free(x->w[t].hist);
         free(x->w[t].keys);
+        free(x->w[t].vals);
         free(x->w[t].scratch);
         free(x->w[t].runs);
     }
     free(x->start);
+    free(x->first_val);
 }
 
-rf_status rf_keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
-                         void *ctx, unsigned threads, uint64_t *idx)
+static unsigned vbits_for(uint64_t vmax)
+{
+    const unsigned b = bit_width(vmax);
+    return b ? b : 1;
+}
+
+static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
+                             rf_keyed_vals_fn vals, void *ctx, uint64_t vmax,
+                             unsigned threads, uint64_t *idx)
 {
     if (m == 0)
         return RF_OK;
@@ -357,22 +436,24 @@ rf_status rf_keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn k
     if (threads > RFI_THREADS_MAX)
         threads = RFI_THREADS_MAX;
     const uint64_t blocks = (m + FETCH - 1) / FETCH;
-    *x = (struct kx){.o = o, .m = m, .keys = keys, .ctx = ctx, .idx = idx};
+    *x = (struct kx){.o = o, .m = m, .keys = keys, .vals = vals, .ctx = ctx, .idx = idx};
     x->T = threads < blocks ? threads : (unsigned)blocks;
-    x->ibits = bit_width(m - 1) ? bit_width(m - 1) : 1;
-    x->B = x->ibits > BUCKET_LOG ? x->ibits - BUCKET_LOG : 0;
+    x->vbits = vbits_for(vmax);
+    const unsigned ibits = vbits_for(m - 1);
+    x->B = ibits > BUCKET_LOG ? ibits - BUCKET_LOG : 0;
     if (x->B > MAX_BUCKET_BITS)
         x->B = MAX_BUCKET_BITS;
-    x->R = 64 - x->ibits < 64 - x->B ? 64 - x->ibits : 64 - x->B;
+    x->R = 64 - x->vbits < 64 - x->B ? 64 - x->vbits : 64 - x->B;
     const size_t nb = (size_t)1 << x->B;
     rf_status st = RF_ENOMEM;
     x->start = malloc((nb + 1) * sizeof *x->start);
-    if (!x->start)
+    if (!x->start || (vals && !(x->first_val = malloc(blocks * sizeof *x->first_val))))
         goto done;
     for (unsigned t = 0; t < x->T; t++) {
         x->w[t] = (struct worker){.x = x, .t = t, .st = RF_OK};
         if (!(x->w[t].hist = calloc(nb, sizeof *x->w[t].hist)) ||
-            !(x->w[t].keys = malloc(FETCH * sizeof *x->w[t].keys)))
+            !(x->w[t].keys = malloc(FETCH * sizeof *x->w[t].keys)) ||
+            !(x->w[t].vals = malloc(FETCH * sizeof *x->w[t].vals)))
             goto done;
     }
     if ((st = run_all(x, COUNT)) != RF_OK)
@@ -386,11 +467,26 @@ rf_status rf_keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn k
             goto done;
     if ((st = run_all(x, SORT)) != RF_OK || (st = near_ties(x)) != RF_OK)
         goto done;
-    const uint64_t mask = x->ibits >= 64 ? UINT64_MAX : ((uint64_t)1 << x->ibits) - 1;
+    const uint64_t mask = value_mask(x);
     for (uint64_t j = 0; j < m; j++)
         idx[j] &= mask;
 done:
     release(x);
     free(x);
     return st;
+}
+
+rf_status rf_keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
+                         void *ctx, unsigned threads, uint64_t *idx)
+{
+    return keyed_index(o, m, keys, NULL, ctx, m ? m - 1 : 0, threads, idx);
+}
+
+rf_status rf_keyed_index_vals(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
+                              rf_keyed_vals_fn vals, void *ctx, uint64_t vmax,
+                              unsigned threads, uint64_t *out)
+{
+    if (!vals)
+        return RF_EINVAL;
+    return keyed_index(o, m, keys, vals, ctx, vmax, threads, out);
 }

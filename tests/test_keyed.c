@@ -419,6 +419,98 @@ static void index_matches_sort(void **state)
         }
 }
 
+/* Values for rf_keyed_index_vals: strictly increasing, with gaps of 1 to
+ * `gap`, from a fixed pattern (so the same on every call unless `drift`). */
+struct spaced {
+    struct masked k;
+    uint64_t *v; /* all m values */
+    int drift;   /* 1: every call after the first m items' worth shifts by 1 */
+    uint64_t calls;
+};
+
+static rf_status spaced_vals(void *ctx, uint64_t first, uint64_t *out, size_t n)
+{
+    struct spaced *sp = ctx;
+    const uint64_t shift = sp->drift && sp->calls++ > 0 ? 1 : 0;
+    for (size_t j = 0; j < n; j++)
+        out[j] = sp->v[first + j] + shift;
+    return RF_OK;
+}
+
+static rf_status spaced_keys(void *ctx, uint64_t first, uint64_t *out, size_t n)
+{
+    return masked_keys(&((struct spaced *)ctx)->k, first, out, n);
+}
+
+/* rf_keyed_index_vals gives rf_keyed_sort's order as values, for narrow and
+ * wide values (a 64-bit-wide value keeps no key bits beside it: every bucket
+ * is one near tie), every thread count, near and exact ties everywhere. */
+static void index_vals_matches_sort(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {1, 2, 100, 8193, 70000, 140001};
+    static const uint64_t masks[] = {~(uint64_t)0, 0xFFFFFFFFFF000000u, 0xC000000000000003u, 0};
+    static const uint64_t gaps[] = {1, 37, (uint64_t)1 << 40, UINT64_MAX / 140002};
+    uint8_t seed[32];
+    assert_int_equal(rf_seed_u64(seed, 78), RF_OK);
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++)
+            for (size_t gi = 0; gi < sizeof gaps / sizeof *gaps; gi++) {
+                const uint64_t m = sizes[si];
+                struct spaced sp = {.k = {.mask = masks[mi], .fail_at = -1}};
+                assert_int_equal(rf_keyed_order_init(&sp.k.o, RF_RNG_PCG64, seed), RF_OK);
+                rf_keyed *items = malloc(m * sizeof *items);
+                uint64_t *out = malloc(m * sizeof *out), *keys = malloc(m * sizeof *keys);
+                sp.v = malloc(m * sizeof *sp.v);
+                assert_true(items && out && keys && sp.v);
+                uint64_t v = gaps[gi] / 3, x = 12345;
+                for (uint64_t i = 0; i < m; i++) {
+                    x = x * 6364136223846793005u + 1442695040888963407u;
+                    sp.v[i] = v;
+                    v += 1 + (x >> 11) % gaps[gi];
+                }
+                assert_int_equal(masked_keys(&sp.k, 0, keys, m), RF_OK);
+                for (uint64_t i = 0; i < m; i++)
+                    items[i] = (rf_keyed){keys[i], i};
+                assert_int_equal(rf_keyed_sort(&sp.k.o, items, m, 1), RF_OK);
+                for (unsigned t = 1; t <= 3; t += 2) {
+                    memset(out, 0xAB, m * sizeof *out);
+                    assert_int_equal(rf_keyed_index_vals(&sp.k.o, m, spaced_keys, spaced_vals,
+                                                         &sp, sp.v[m - 1], t, out),
+                                     RF_OK);
+                    for (uint64_t j = 0; j < m; j++)
+                        assert_true(out[j] == sp.v[items[j].val]);
+                }
+                free(items);
+                free(out);
+                free(keys);
+                free(sp.v);
+            }
+}
+
+/* Values that change between calls are caught where they are read twice
+ * (near ties); a missing vals function is refused. */
+static void index_vals_misuse(void **state)
+{
+    (void)state;
+    uint8_t seed[32] = {3};
+    const uint64_t m = 5000;
+    struct spaced sp = {.k = {.mask = 0xF000000000000000u, .fail_at = -1}, .drift = 1};
+    assert_int_equal(rf_keyed_order_init(&sp.k.o, RF_RNG_CHACHA20, seed), RF_OK);
+    uint64_t *out = malloc(m * sizeof *out);
+    sp.v = malloc(m * sizeof *sp.v);
+    assert_true(out && sp.v);
+    for (uint64_t i = 0; i < m; i++)
+        sp.v[i] = 10 * i;
+    assert_int_equal(rf_keyed_index_vals(&sp.k.o, m, spaced_keys, spaced_vals, &sp, 10 * m, 1,
+                                         out),
+                     RF_EINVAL);
+    assert_int_equal(rf_keyed_index_vals(&sp.k.o, m, spaced_keys, NULL, &sp, 10 * m, 1, out),
+                     RF_EINVAL);
+    free(out);
+    free(sp.v);
+}
+
 static void index_reports_key_failure(void **state)
 {
     (void)state;
@@ -444,6 +536,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exact_enumeration),
+        cmocka_unit_test(index_vals_matches_sort),
+        cmocka_unit_test(index_vals_misuse),
         cmocka_unit_test(sort_matches_reference),
         cmocka_unit_test(threads_do_not_matter),
         cmocka_unit_test(keys_follow_documented_streams),
