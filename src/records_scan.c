@@ -21,6 +21,10 @@ size_t rf_scan_ref_(const unsigned char *p, size_t len, unsigned char delim, uin
 
 rf_scan_fn_ rf_scan_best_(void)
 {
+#if defined(RF_HAVE_DELIMS_AVX2)
+    if (rf_delims_avx2_usable_())
+        return rf_scan_avx2_;
+#endif
 #if defined(RF_HAVE_SCAN_SSE2)
     return rf_scan_sse2_;
 #else

@@ -33,6 +33,8 @@ size_t rf_nth_ref_(const unsigned char *p, size_t len, unsigned char delim, size
 int rf_delims_avx2_usable_(void);
 size_t rf_count_avx2_(const unsigned char *p, size_t len, unsigned char delim);
 size_t rf_nth_avx2_(const unsigned char *p, size_t len, unsigned char delim, size_t k);
+size_t rf_scan_avx2_(const unsigned char *p, size_t len, unsigned char delim, uint64_t base,
+                     uint64_t *out);
 #endif
 
 #endif

@@ -53,6 +53,9 @@ static void compare(const unsigned char *p, size_t len, unsigned char delim)
 #if defined(RF_HAVE_DELIMS_AVX2)
     if (rf_delims_avx2_usable_()) {
         assert_int_equal(rf_count_avx2_(p, len, delim), expect);
+        assert_int_equal(rf_scan_avx2_(p, len, delim, 1000, b), expect);
+        if (na)
+            assert_memory_equal(a, b, na * sizeof *a);
         for (size_t k = 0; k <= na; k++)
             assert_int_equal(rf_nth_avx2_(p, len, delim, k),
                              k < na ? (size_t)(a[k] - 1000 - 1) : len);
