@@ -84,10 +84,6 @@ typedef int (*engine_record_fn)(void *ctx, uint64_t key, const unsigned char *re
 int engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, void *ctx,
                 unsigned char **hbuf, size_t *hlen);
 
-/* Whether records of `bytes` in all can be ordered in memory under the
- * budget with an offsets table: the bytes plus 16 per record (the offsets
- * and the order; the external engine's buckets). */
-int engine_fits(const struct engine *e, uint64_t bytes, uint64_t records);
 
 /* How much of a regular file a streaming engine maps at a time. */
 size_t shuf_window(const struct engine *e);

@@ -25,11 +25,6 @@
  * then found by scanning one piece. */
 #define PIECE ((size_t)1 << 18)
 
-int engine_fits(const struct engine *e, uint64_t bytes, uint64_t records)
-{
-    return bytes + 16 * records <= e->budget;
-}
-
 int engine_memory_fits(const struct engine *e, const struct layout *l)
 {
     return l->size + 8 * l->m <= e->budget;
@@ -72,9 +67,14 @@ static void count_all(const struct layout *l, size_t *counts, size_t pieces, uns
         threads = MAX;
     if (threads > pieces)
         threads = pieces ? (unsigned)pieces : 1;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &old); /* signals stay with this thread */
+    /* The asynchronous signals stay with this thread (cleanup.c); a SIGBUS
+     * (the mapped input truncated) must not be blocked: it would kill. */
+    sigset_t async, old;
+    sigemptyset(&async);
+    sigaddset(&async, SIGINT);
+    sigaddset(&async, SIGTERM);
+    sigaddset(&async, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &async, &old);
     for (unsigned t = 0; t < threads; t++) {
         c[t] = (struct counter){l, counts, pieces * t / threads, pieces * (t + 1) / threads};
         if (t > 0)
