@@ -43,6 +43,11 @@ static char bus_msg[256];
 static size_t bus_len;
 
 static const int async_sigs[] = {SIGINT, SIGTERM, SIGHUP};
+/* Handled as well: SIGPIPE, which comes to the thread that wrote to a closed
+ * pipe (`riffle big | head`): the temporaries go, then riffle dies of it
+ * quietly as shuf does.  Not blocked in workers (cleanup_block_async): it is
+ * not asynchronous, and a worker that gets EPIPE reports it anyway. */
+static const int handled_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 static void fill_async(sigset_t *s)
 {
@@ -57,6 +62,7 @@ static void block_all(sigset_t *old)
 {
     sigset_t s;
     fill_async(&s);
+    sigaddset(&s, SIGPIPE);
     sigaddset(&s, SIGBUS);
     pthread_sigmask(SIG_BLOCK, &s, old);
 }
@@ -167,16 +173,18 @@ int cleanup_init(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     fill_async(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGPIPE);
     sigaddset(&sa.sa_mask, SIGBUS);
-    for (size_t i = 0; i < sizeof async_sigs / sizeof async_sigs[0]; i++) {
+    for (size_t i = 0; i < sizeof handled_sigs / sizeof handled_sigs[0]; i++) {
         struct sigaction old;
-        if (sigaction(async_sigs[i], NULL, &old) != 0)
+        if (sigaction(handled_sigs[i], NULL, &old) != 0)
             return errno;
         /* Ignored by the parent (nohup, a background job of a non-interactive
-         * shell): stays ignored, as POSIX shells expect. */
+         * shell, SIGPIPE ignored to get EPIPE): stays ignored, as POSIX shells
+         * expect; a write error then takes the normal error path. */
         if (old.sa_handler == SIG_IGN)
             continue;
-        if (sigaction(async_sigs[i], &sa, NULL) != 0)
+        if (sigaction(handled_sigs[i], &sa, NULL) != 0)
             return errno;
     }
     return sigaction(SIGBUS, &sa, NULL) == 0 ? 0 : errno;

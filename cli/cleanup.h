@@ -8,11 +8,12 @@
  *  - ONE temporary directory holding numbered files "0", "1", ..., "N-1" (the
  *    external engine's buckets), N updated by the engine as it creates them.
  *
- * On SIGINT, SIGTERM or SIGHUP the handler unlinks every registered path, then
- * DIR/0 .. DIR/(N-1), then rmdir(DIR), restores the default action and raises
- * the signal again, so the parent sees death by that signal (a shell's 130,
- * 143, 129).  A signal that was ignored when riffle started (nohup) stays
- * ignored.  SIGPIPE is not handled: `riffle | head` ends as shuf does.
+ * On SIGINT, SIGTERM, SIGHUP or SIGPIPE the handler unlinks every registered
+ * path, then DIR/0 .. DIR/(N-1), then rmdir(DIR), restores the default action
+ * and raises the signal again, so the parent sees death by that signal (a
+ * shell's 130, 143, 129, 141): `riffle big | head` ends quietly as shuf does,
+ * and leaves no bucket files.  A signal that was ignored when riffle started
+ * (nohup; SIGPIPE ignored) stays ignored.
  *
  * SIGBUS: the input is mapped with mmap(2), and touching a page of a file
  * that was truncated meanwhile raises SIGBUS.  The handler writes

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "cli.h"
 #include "engine.h"
 #include "output.h"
@@ -67,20 +68,17 @@ static void count_all(const struct layout *l, size_t *counts, size_t pieces, uns
         threads = MAX;
     if (threads > pieces)
         threads = pieces ? (unsigned)pieces : 1;
-    /* The asynchronous signals stay with this thread (cleanup.c); a SIGBUS
-     * (the mapped input truncated) must not be blocked: it would kill. */
-    sigset_t async, old;
-    sigemptyset(&async);
-    sigaddset(&async, SIGINT);
-    sigaddset(&async, SIGTERM);
-    sigaddset(&async, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &async, &old);
+    /* The asynchronous signals stay with this thread (cleanup.h); a SIGBUS
+     * (the mapped input truncated) is not blocked: blocked, it would kill. */
+    sigset_t old;
+    const int blocked = cleanup_block_async(&old) == 0;
     for (unsigned t = 0; t < threads; t++) {
         c[t] = (struct counter){l, counts, pieces * t / threads, pieces * (t + 1) / threads};
         if (t > 0)
             started[t] = pthread_create(&tid[t], NULL, count_main, &c[t]) == 0;
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (blocked)
+        cleanup_restore(&old);
     count_pieces(&c[0]);
     for (unsigned t = 1; t < threads; t++) {
         if (started[t])

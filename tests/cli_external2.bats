@@ -101,3 +101,14 @@ same_for_threads() { # MEMORY ARGS...
         [ "$(cat "$T/out")" = original ]
     done
 }
+
+@test "a reader that goes away (riffle | head) ends riffle quietly and leaves no bucket files" {
+    # SIGPIPE as shuf: death by the signal (141), nothing on stderr; the
+    # handler removes the temporary directory first.  (If the test runner
+    # ignores SIGPIPE, riffle sees EPIPE instead: an error, but still clean.)
+    run bash -c "trap - PIPE; '$RIFFLE' --seed=1 --memory=64K -T '$T/tmp' '$T/in' 2>'$T/err' | head -n 1 > /dev/null; echo \${PIPESTATUS[0]}"
+    [ "$status" -eq 0 ]
+    [ "$output" = 141 ] || [ "$output" = 1 ]
+    if [ "$output" = 141 ]; then [ ! -s "$T/err" ]; fi
+    [ -z "$(ls -A "$T/tmp")" ]
+}
