@@ -789,7 +789,9 @@ static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigne
     struct helper h = {.running = 0};
     int helping = 0; /* h holds bucket i (started while i - 1 was written) */
     int status = 0;
-    for (unsigned i = 0; i < nb && status == 0; i++) {
+    /* A write error sticks in the output (output_close reports it): the
+     * rest of the buckets need not be ordered for nothing. */
+    for (unsigned i = 0; i < nb && status == 0 && !output_writer(x->e->out)->err; i++) {
         struct bucket *b = &bs[i];
         if (!helping && (x->left == 0 || b->records == 0)) {
             remove_file(x, b->rec_id);
