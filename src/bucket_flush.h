@@ -13,6 +13,7 @@
 #ifndef RF_BUCKET_FLUSH_H
 #define RF_BUCKET_FLUSH_H
 
+#include <stdint.h>
 #include <string.h>
 
 #if defined(__SSE2__)
@@ -48,6 +49,33 @@ static inline void rfi_flush_fence(void)
 {
     _mm_sfence();
 }
+
+/* Copy `bytes` from src (any alignment) to dst: the lines wholly inside
+ * [dst, dst + bytes) with non-temporal stores, the partial lines at either end
+ * -- which may belong to a neighbour -- byte-exactly with memcpy. */
+static inline void rfi_copy_stream(unsigned char *dst, const unsigned char *src, size_t bytes)
+{
+    const size_t head = (size_t)(-(uintptr_t)dst & 63);
+    if (bytes < head + 64) {
+        memcpy(dst, src, bytes);
+        return;
+    }
+    memcpy(dst, src, head);
+    dst += head;
+    src += head;
+    bytes -= head;
+    for (; bytes >= 64; bytes -= 64, dst += 64, src += 64) {
+        const __m128i *s = (const __m128i *)(const void *)src;
+        __m128i *d = (__m128i *)(void *)dst;
+        const __m128i a = _mm_loadu_si128(s), b = _mm_loadu_si128(s + 1);
+        const __m128i c = _mm_loadu_si128(s + 2), e = _mm_loadu_si128(s + 3);
+        _mm_stream_si128(d, a);
+        _mm_stream_si128(d + 1, b);
+        _mm_stream_si128(d + 2, c);
+        _mm_stream_si128(d + 3, e);
+    }
+    memcpy(dst, src, bytes);
+}
 #else
 static inline void rfi_flush_line_stream(unsigned char *dst, const unsigned char *line)
 {
@@ -56,6 +84,11 @@ static inline void rfi_flush_line_stream(unsigned char *dst, const unsigned char
 
 static inline void rfi_flush_fence(void)
 {
+}
+
+static inline void rfi_copy_stream(unsigned char *dst, const unsigned char *src, size_t bytes)
+{
+    memcpy(dst, src, bytes);
 }
 #endif
 

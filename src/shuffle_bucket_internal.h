@@ -95,7 +95,8 @@ void rfi_bucket_count(struct rfi_bucket_worker *w);
 void rfi_bucket_offsets(struct rfi_bucket_plan *p);
 /* Phase 2: take chunks until none is left; scatter each into p->data. */
 void rfi_bucket_scatter(struct rfi_bucket_worker *w);
-/* Phase 3: take buckets until none is left; copy each back and shuffle it. */
+/* Phase 3: take buckets until none is left; shuffle each where the scatter
+ * left it and copy it to its final place. */
 void rfi_bucket_shuffle(struct rfi_bucket_worker *w);
 
 #endif

@@ -218,6 +218,15 @@ static void equals_documented_layout(void **state)
         check_against_reference(kinds[k], 70001, 12, 4096, 0);
         check_against_reference(kinds[k], 5000, 5, 2, 0);
         check_against_reference(kinds[k], 5000, 8, 1, 0);
+        /* the fused loops (k >= 8 for the scatter, > 6 for the count; the
+         * built-in generators; widths 4, 8, 16), with a partly used last word
+         * in every block (2^16 mod 64/k != 0 for k = 7, 10, 11, 12) and an odd
+         * number of blocks, the last one partial */
+        check_against_reference(kinds[k], 2 * 65536 + 777, 4, 256, 0);
+        check_against_reference(kinds[k], 65536 + 999, 12, 128, 0);
+        check_against_reference(kinds[k], 2 * 65536 + 777, 8, 1024, 0);
+        check_against_reference(kinds[k], 65536 + 5, 16, 4096, 0);
+        check_against_reference(kinds[k], 100003, 8, 2048, 0);
         /* public bucket counts: B = 1, 2 and 8 */
         check_against_reference(kinds[k], 1000, 8, 1, 1);
         check_against_reference(kinds[k], (1u << 17) + 1, 4, 2, 1);
@@ -418,6 +427,7 @@ static void threads_do_not_matter(void **state)
         size_t n, size, nb;
     } cases[] = {
         {1000000, 8, 8}, {300000, 12, 4096}, {200000, 4, 256}, {150000, 16, 2}, {131073, 3, 64},
+        {(1u << 21) + 4321, 8, 1024}, /* 3 chunks of work, fused loops */
     };
     const unsigned threads[] = {2, 3, 7, 64};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
