@@ -441,7 +441,17 @@ RF_API RF_NODISCARD rf_status rf_below_batch(rf_rng *g, const uint64_t *bounds, 
 
 /* Shuffle n elements of `size` bytes at base.  Fast paths for 4- and 8-byte
  * elements; any other size works (size 0 or n < 2 is a no-op that draws
- * nothing).  Does not allocate; no error is possible. */
+ * nothing).  Does not allocate; no error is possible.
+ *
+ * Which shuffle to call: rf_shuffle stays Fisher-Yates at every size, because
+ * its permutation is pinned (and -n K = rf_shuffle_partial is its head) and
+ * must not depend on whether memory could be had.  For arrays of any size
+ * where speed matters more than that head property, call
+ * rf_shuffle_parallel(g, a, n, size, 0, scratch): it chooses by size itself --
+ * plain Fisher-Yates (rf_shuffle on a substream) up to 2^17 elements, the
+ * cache-aware bucket method on every core beyond -- and is 2.7x faster than
+ * rf_shuffle single-threaded at 10^8 8-byte elements (docs/BENCHMARKS_BIG.md);
+ * its output is the same for every thread count and machine. */
 RF_API void rf_shuffle(rf_rng *g, void *base, size_t n, size_t size);
 /* Typed forms (same permutation as rf_shuffle for the same generator state). */
 RF_API void rf_shuffle_u32(rf_rng *g, uint32_t *a, size_t n);
