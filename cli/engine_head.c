@@ -11,12 +11,35 @@
  * comparison); one below it enters, and the top's whole tie leaves if the
  * rest still make K.  At the end the candidates go through rf_keyed_sort
  * (with their input order as vals) exactly as a full run's records would, and
- * the first K are written: the head of the full output, byte for byte. */
+ * the first K are written: the head of the full output, byte for byte.
+ *
+ * Records come a chunk at a time with their keys (engine_walk.h): the keys
+ * are compared with the heap's top in a tight loop, and only a record whose
+ * key passes is located (rf_delims_nth from the last one located, then its
+ * end).  Past the first K records, record i passes with probability about
+ * K / i, so for -n 1000 of 19.6 M records some 10^4 records are located in
+ * all, and a run is: map or read the input, count its delimiters, draw the
+ * keys (on a helper thread) -- no work per record.
+ *
+ * -n 1000 of a 1 GB file of 19.6 M lines of ~50 bytes (/tmp/big1g, page
+ * cache warm), 2-CPU VM shared with other jobs (load 2-2.6 during the runs),
+ * medians of 5 interleaved runs, /usr/bin/time -f '%e s %U u %S s %M KB':
+ *                             GNU shuf   riffle --seed=1          ratio  before
+ *   FILE (mapped in windows)    2.14 s   0.27 s (0.22 u 0.06 s)   7.9x   0.51 s
+ *   cat FILE | (256 KiB pipe)   2.45 s   0.39 s (0.14 u 0.10 s)   6.3x   0.78 s
+ *   < FILE (stdin is the file)  2.16 s   0.27 s (0.22 u 0.06 s)   8.0x
+ * "before": one memchr and one callback per record, keys drawn on the walking
+ * thread.  From the file, 0.18 s when the second CPU happens to be free (the
+ * helper then runs beside the walk), 0.28 s with --threads=1.  cat FILE into
+ * a program that only reads took 0.30 s in the same runs: the pipe's floor
+ * on this machine.  Peak RSS: 70 MB from the file (a 64 MiB window),
+ * 5.7 MB from the pipe. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "engine.h"
+#include "engine_walk.h"
 #include "output.h"
 #include "progress.h"
 #include "reader.h"
@@ -196,29 +219,53 @@ done:
 struct walk {
     struct head hd;
     uint64_t k;
+    unsigned char delim;
 };
 
-static int take(void *ctx, uint64_t key, const unsigned char *rec, size_t len)
+/* The largest key a record can have and still be offered a place: any key
+ * until K are held, then the top's (a key equal to it joins its tie). */
+static uint64_t threshold(const struct walk *w)
+{
+    return w->hd.n < w->k ? UINT64_MAX : w->hd.heap[0].key;
+}
+
+/* One chunk: its keys against the threshold, and only the records whose
+ * keys pass located -- after the first K records, about K / i of record i,
+ * so nearly every chunk is one pass over its keys and nothing else. */
+static int take(void *ctx, const struct walk_chunk *c)
 {
     struct walk *w = ctx;
     if (w->k == 0)
         return 0; /* -n 0 with a header: only the header is wanted */
-    if (offer(&w->hd, w->k, key, rec, len - 1) != 0) {
-        cli_error("memory exhausted");
-        return 1;
+    uint64_t t = threshold(w);
+    size_t item = 0, at = 0; /* record `item` of the chunk starts at data[at] */
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->keys[i] > t)
+            continue;
+        if (i > item) /* skip records item .. i-1 */
+            at += rf_delims_nth(c->data + at, c->len - at, w->delim, i - item - 1) + 1;
+        const unsigned char *rec = c->data + at;
+        const unsigned char *end = memchr(rec, w->delim, c->len - at);
+        if (offer(&w->hd, w->k, c->keys[i], rec, (size_t)(end - rec)) != 0) {
+            cli_error("memory exhausted");
+            return 1;
+        }
+        item = i + 1;
+        at = (size_t)(end - c->data) + 1;
+        t = threshold(w);
     }
     return 0;
 }
 
 int engine_head(struct engine *e, struct reader *rd)
 {
-    struct walk w = {.k = e->count};
+    struct walk w = {.k = e->count, .delim = e->delim};
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
     int status = 1;
     if (e->progress)
         progress_phase(e->progress, "read", e->size_hint);
-    if (engine_walk(e, rd, take, &w, &hbuf, &hlen) == 0) {
+    if (engine_walk_chunks(e, rd, take, &w, &hbuf, &hlen) == 0) {
         if (e->progress)
             progress_done(e->progress);
         if (output_set_header(e->out, hbuf, hlen) == 0)

@@ -70,6 +70,26 @@ static int make_room(struct reader *rd, size_t more)
     return 0;
 }
 
+/* A pipe's buffer grown from Linux's default 64 KiB to PIPE_BUFFER, so that
+ * the writer is not stopped in the middle of each of its writes (cat writes
+ * 128 KiB at a time).  cat | riffle -n 1000 on the 1 GB file (2-CPU VM,
+ * shared; medians of 11 interleaved runs, CPU of the whole pipeline): 64 KiB
+ * 0.44 s (0.43 s CPU), 256 KiB 0.42 s (0.42 s), 1 MiB 0.44 s (0.45 s) -- a
+ * larger buffer only takes more cache.  A failure (a system limit, not
+ * Linux) leaves the pipe as it was. */
+#define PIPE_BUFFER ((size_t)256 << 10)
+
+static void grow_pipe(int fd)
+{
+#ifdef F_SETPIPE_SZ
+    const int cur = fcntl(fd, F_GETPIPE_SZ);
+    if (cur >= 0 && (size_t)cur < PIPE_BUFFER)
+        (void)fcntl(fd, F_SETPIPE_SZ, (int)PIPE_BUFFER);
+#else
+    (void)fd;
+#endif
+}
+
 static int open_next(struct reader *rd)
 {
     const char *name = rd->names[rd->next_name++];
@@ -80,11 +100,15 @@ static int open_next(struct reader *rd)
         return -1;
     }
     struct stat st;
-    const off_t pos = rd->window ? lseek(rd->fd, 0, SEEK_CUR) : -1;
-    if (pos >= 0 && fstat(rd->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > pos) {
+    if (fstat(rd->fd, &st) != 0)
+        return 0; /* read(2) will say what is wrong */
+    const off_t pos = rd->window && S_ISREG(st.st_mode) ? lseek(rd->fd, 0, SEEK_CUR) : -1;
+    if (pos >= 0 && st.st_size > pos) {
         rd->mapped = 1;
         rd->fsize = (uint64_t)st.st_size;
         rd->fpos = (uint64_t)pos;
+    } else if (S_ISFIFO(st.st_mode)) {
+        grow_pipe(rd->fd);
     }
     return 0;
 }

@@ -1,7 +1,8 @@
 /* reader.h -- the inputs of the shuf mode as a stream of whole records, for
  * the engines that cannot hold the input: the head (-n K) and the external
- * engine.  Inputs are read in large blocks (never mapped, so memory stays
- * bounded); records are cut at the delimiter exactly as rf_records cuts them
+ * engine.  Inputs are read in large blocks, or mapped a window at a time
+ * (reader_map), so memory stays bounded; a pipe's buffer is grown to 256 KiB
+ * (reader.c).  Records are cut at the delimiter exactly as rf_records cuts them
  * (riffle_io.h): every input's last record is a record even without its
  * delimiter, and it gets one. */
 #ifndef RIFFLE_READER_H

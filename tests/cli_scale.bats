@@ -227,3 +227,111 @@ interrupt() { # sig dir riffle-args...
     done
     exec 8>&-
 }
+
+# ------------------------------------------------------------------------
+# The streamed head (-n K, cli/engine_head.c) and the record walk it shares
+# with the external engine (cli/engine_walk.c, cli/walk_keys.c): records are
+# taken in chunks of ~64 KiB, keys in pieces of 4096 (the first 2^16 items)
+# then whole blocks of 2^16 drawn ahead on a helper thread, and only the
+# records whose keys pass are located.  Whatever the inputs' shape, -n K must
+# be the first K records of the full (in-memory) shuffle, from a path (mapped
+# in windows: --memory=4M maps 1 MiB at a time), a redirected stdin and a
+# pipe (1 MiB reads), on one thread or two.
+
+# FILE K OPTION...: -n K is the head of the full shuffle under OPTION...
+head_is_prefix() {
+    local f=$1 k=$2 z= h=0 o
+    shift 2
+    for o in "$@"; do
+        case $o in -z) z=-z ;; --header=*) h=${o#--header=} ;; esac
+    done
+    "$RIFFLE" --seed=edge "$@" "$f" | head $z -n $((h + k)) > "$T/want"
+    [ -s "$T/want" ] || [ "$k" -eq 0 ]
+    local mem=--memory=4M
+    [ "$k" -gt 16000 ] && mem=--memory=64M   # -n K streams while K <= memory / 256
+    "$RIFFLE" --seed=edge "$@" $mem -n "$k" "$f" | cmp "$T/want" -
+    "$RIFFLE" --seed=edge "$@" --threads=1 $mem -n "$k" "$f" | cmp "$T/want" -
+    "$RIFFLE" --seed=edge "$@" -n "$k" < "$f" | cmp "$T/want" -
+    cat "$f" | "$RIFFLE" --seed=edge "$@" -n "$k" | cmp "$T/want" -
+    cat "$f" | "$RIFFLE" --seed=edge "$@" --threads=1 -n "$k" | cmp "$T/want" -
+}
+
+# Distinct lines of 1 to ~100 bytes: a record found one off is never equal.
+make_lines() { # N FILE
+    awk -v n="$1" 'BEGIN { for (i = 1; i <= n; i++) {
+        s = i ":"; for (j = 0; j < (i * 7919) % 97; j++) s = s sprintf("%c", 97 + (i + j) % 26)
+        print s } }' > "$2"
+}
+
+@test "-n K = head of the full shuffle: 300000 lines (chunk, block, key-block edges)" {
+    make_lines 300000 "$T/in"      # ~16 MB: key blocks 0-4, many windows and reads
+    for k in 1 2 1000 4097 70000 299999 300000 400000; do
+        head_is_prefix "$T/in" "$k"
+    done
+    head_is_prefix "$T/in" 5000 --rng=xoshiro256++
+    head_is_prefix "$T/in" 5000 --rng=pcg64
+}
+
+@test "-n K = head of the full shuffle: records longer than a chunk, a read, a window" {
+    make_lines 2000 "$T/short"
+    # 70 KB > a chunk; 1.5 MB > a read block and a window; 3 MB > both twice
+    { head -n 500 "$T/short"
+      printf 'L1:%070000d\n' 1
+      head -n 900 "$T/short" | tail -n 400
+      printf 'L2:%01500000d\n' 2
+      printf 'L3:%03000000d\n' 3
+      printf 'L4:%070000d\n' 4
+      tail -n 1100 "$T/short"; } > "$T/in"
+    for k in 1 3 20 500 2003 2004 3000; do
+        head_is_prefix "$T/in" "$k"
+    done
+    # every long record surely taken, in its place
+    "$RIFFLE" --seed=edge --memory=4M -n 2004 "$T/in" | sort | cmp - <(sort "$T/in")
+}
+
+@test "-n K = head of the full shuffle: empty lines (65536 records to a chunk), duplicates" {
+    # 400000 records in 1.2 MB: chunks cut by the 4096-key pieces and the
+    # 2^16-key blocks rather than by bytes
+    awk 'BEGIN { for (i = 1; i <= 400000; i++) print (i % 1000 == 0 ? i : "") }' > "$T/in"
+    for k in 1 5 300 4096 4097 70000; do
+        head_is_prefix "$T/in" "$k"
+    done
+    yes 'same line' | head -n 150000 > "$T/dup"
+    head_is_prefix "$T/dup" 100
+}
+
+@test "-n K = head of the full shuffle: --header, -z, an unterminated end, several files" {
+    make_lines 150000 "$T/in"
+    for h in 1 3 70000 149999 150000 160000; do
+        head_is_prefix "$T/in" 50 --header=$h
+    done
+    head_is_prefix "$T/in" 0 --header=70000
+    tr '\n' '\0' < "$T/in" > "$T/inz"
+    head_is_prefix "$T/inz" 2000 -z
+    head_is_prefix "$T/inz" 2000 -z --header=5
+    head -c -1 "$T/in" > "$T/open"        # no final newline: it gets one
+    for k in 1 1000 149999 150000; do
+        head_is_prefix "$T/open" "$k"
+    done
+    [ "$("$RIFFLE" --seed=edge -n 150000 "$T/open" | grep -c '^150000:')" = 1 ]
+    # several files, the first unterminated: each last record ends there
+    make_lines 3000 "$T/b"
+    want=$("$RIFFLE" --seed=edge "$T/open" "$T/b" "$T/open" | head -n 9000 | md5sum)
+    [ "$("$RIFFLE" --seed=edge --memory=4M -n 9000 "$T/open" "$T/b" "$T/open" | md5sum)" = "$want" ]
+    [ "$(cat "$T/b" | "$RIFFLE" --seed=edge -n 9000 "$T/open" - "$T/open" | md5sum)" = "$want" ]
+    [ "$(cat "$T/open" | "$RIFFLE" --seed=edge -n 9000 - "$T/b" "$T/open" | md5sum)" = "$want" ]
+}
+
+@test "the external engine walks the same records: long ones, past 2^16 items, threads" {
+    make_lines 200000 "$T/in"
+    { cat "$T/in"; printf 'L:%01500000d\n' 1; head -n 1000 "$T/in"; } > "$T/mixed"
+    for f in in mixed; do
+        "$RIFFLE" --seed=x "$T/$f" > "$T/mem"
+        mkdir -p "$T/tmp"
+        for t in 1 2; do
+            "$RIFFLE" --seed=x --threads=$t --memory=2M -T "$T/tmp" "$T/$f" | cmp "$T/mem" -
+            cat "$T/$f" | "$RIFFLE" --seed=x --threads=$t --memory=2M -T "$T/tmp" | cmp "$T/mem" -
+        done
+        [ -z "$(ls -A "$T/tmp")" ]
+    done
+}

@@ -1,0 +1,32 @@
+/* engine_walk.h -- the record walk of engine.h in bulk: the records after
+ * the header as chunks of whole records with their keys, for engines that
+ * need only a few records' bytes (engine_head) and should not locate every
+ * record one by one.  engine_walk (engine.h) is this walk with every record
+ * located. */
+#ifndef RIFFLE_ENGINE_WALK_H
+#define RIFFLE_ENGINE_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct engine;
+struct reader;
+
+/* n >= 1 whole records, each ending with the delimiter, of about 64 KiB in
+ * all (more for one record longer than that); keys[i] is the key of record
+ * first + i (item numbers count from the first record after the header). */
+struct walk_chunk {
+    uint64_t first;
+    const unsigned char *data;
+    size_t len, n;
+    const uint64_t *keys;
+};
+
+/* Returns 0, or nonzero after printing a message (the walk stops). */
+typedef int (*engine_chunk_fn)(void *ctx, const struct walk_chunk *c);
+
+/* As engine_walk (engine.h), a chunk at a time. */
+int engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn fn, void *ctx,
+                       unsigned char **hbuf, size_t *hlen);
+
+#endif
