@@ -12,6 +12,9 @@
  * object may be used by one thread at a time; distinct objects may be used from
  * distinct threads freely.  For parallel work give each thread its own generator,
  * derived with rf_rng_init(..., stream) from one seed (counter-based substreams).
+ * The functions that take a thread count start POSIX threads and join them
+ * before returning; those threads block every asynchronous signal (SIGINT,
+ * SIGTERM, SIGPIPE, ...), so a program's handlers run on its own threads.
  *
  * fork(): a generator made by rf_rng_new_os() notices that it is running in a
  * child process and rekeys itself from the OS before producing another byte, so

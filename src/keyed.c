@@ -167,7 +167,7 @@ rf_status rf_keyed_fill(const rf_keyed_order *o, uint64_t first, rf_keyed *a, si
         used = t + 1;
     }
     for (unsigned t = 1; t < used; t++)
-        started[t] = pthread_create(&tid[t], NULL, fill_main, &jobs[t]) == 0;
+        started[t] = rfi_thread_start(&tid[t], fill_main, &jobs[t]);
     if (used > 0)
         fill_main(&jobs[0]);
     rf_status st = used > 0 ? jobs[0].st : RF_OK;

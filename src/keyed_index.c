@@ -305,7 +305,7 @@ static rf_status run_all(struct kx *x, enum phase p)
     int started[RFI_THREADS_MAX] = {0};
     for (unsigned t = 1; t < x->T; t++) {
         jobs[t] = (struct job){&x->w[t], p};
-        started[t] = pthread_create(&tid[t], NULL, job_main, &jobs[t]) == 0;
+        started[t] = rfi_thread_start(&tid[t], job_main, &jobs[t]);
     }
     run_phase(&x->w[0], p);
     for (unsigned t = 1; t < x->T; t++) {

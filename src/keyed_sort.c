@@ -206,7 +206,7 @@ static rf_status sort_parallel(rf_keyed *a, size_t n, unsigned threads, rfi_tie_
     for (unsigned t = 0; t < threads; t++)
         ws[t] = (struct worker){&sh, RF_OK};
     for (unsigned t = 1; t < threads; t++)
-        started[t] = pthread_create(&tid[t], NULL, worker_main, &ws[t]) == 0;
+        started[t] = rfi_thread_start(&tid[t], worker_main, &ws[t]);
     worker_main(&ws[0]);
     rf_status st = ws[0].st;
     for (unsigned t = 1; t < threads; t++) {

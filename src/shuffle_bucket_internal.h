@@ -22,6 +22,7 @@
 
 #include "riffle.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #define RFI_BLOCK_SHIFT 16       /* elements per block: 2^16 */
@@ -36,6 +37,13 @@
 
 /* Online CPUs, between 1 and RFI_THREADS_MAX: what a thread count of 0 means. */
 unsigned rfi_online_cpus(void);
+
+/* pthread_create for the library's workers, with every asynchronous signal
+ * blocked in the new thread (SIGBUS, SIGSEGV, SIGFPE, SIGILL stay open:
+ * blocked, they would kill): a program's SIGINT handler then runs on one of
+ * its own threads, never on a worker while the program goes on (riffle.h,
+ * "Threads").  Returns 1 if the thread started, else 0. */
+int rfi_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 /* flags for rfi_shuffle_buckets */
 #define RFI_FLUSH_PORTABLE 1u /* plain stores even where SSE2 is available */

@@ -13,6 +13,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -82,7 +83,7 @@ static void run_phase(struct rfi_bucket_worker *ws, unsigned nworkers,
     int started[RFI_THREADS_MAX];
     for (unsigned w = 1; w < nworkers; w++) {
         ws[w].phase = fn;
-        started[w] = pthread_create(&tid[w], NULL, phase_main, &ws[w]) == 0;
+        started[w] = rfi_thread_start(&tid[w], phase_main, &ws[w]);
     }
     fn(&ws[0]);
     for (unsigned w = 1; w < nworkers; w++) {
@@ -250,6 +251,20 @@ unsigned rfi_online_cpus(void)
 {
     const long c = sysconf(_SC_NPROCESSORS_ONLN);
     return c < 1 ? 1u : c > RFI_THREADS_MAX ? RFI_THREADS_MAX : (unsigned)c;
+}
+
+int rfi_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg)
+{
+    sigset_t block, old;
+    sigfillset(&block);
+    static const int sync_sigs[] = {SIGBUS, SIGSEGV, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof sync_sigs / sizeof sync_sigs[0]; i++)
+        sigdelset(&block, sync_sigs[i]);
+    const int masked = pthread_sigmask(SIG_BLOCK, &block, &old) == 0;
+    const int ok = pthread_create(tid, NULL, fn, arg) == 0;
+    if (masked)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return ok;
 }
 
 rf_status rf_shuffle_bucket(rf_rng *g, void *base, size_t n, size_t size, void *scratch)

@@ -4,7 +4,9 @@
  * included; the same result for every thread count and for every bucketing by
  * top key bits (what the external engine relies on); the documented key
  * streams, derived here independently with libsodium; golden keys. */
+#include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -511,6 +513,43 @@ static void index_vals_misuse(void **state)
     free(sp.v);
 }
 
+/* The library's worker threads block asynchronous signals (riffle.h,
+ * "Threads"): the keys callback looks at its thread's mask. */
+struct mask_probe {
+    struct masked k;
+    pthread_t main;
+    int worker_calls, unblocked;
+};
+
+static rf_status probing_keys(void *ctx, uint64_t first, uint64_t *out, size_t n)
+{
+    struct mask_probe *mp = ctx;
+    if (!pthread_equal(pthread_self(), mp->main)) {
+        sigset_t cur;
+        pthread_sigmask(SIG_BLOCK, NULL, &cur);
+        __atomic_add_fetch(&mp->worker_calls, 1, __ATOMIC_RELAXED);
+        if (!sigismember(&cur, SIGINT) || !sigismember(&cur, SIGTERM) ||
+            !sigismember(&cur, SIGPIPE) || sigismember(&cur, SIGBUS))
+            __atomic_add_fetch(&mp->unblocked, 1, __ATOMIC_RELAXED);
+    }
+    return masked_keys(&mp->k, first, out, n);
+}
+
+static void workers_block_signals(void **state)
+{
+    (void)state;
+    uint8_t seed[32] = {9};
+    const uint64_t m = 4 << 16; /* four blocks: work for three threads */
+    struct mask_probe mp = {.k = {.mask = ~(uint64_t)0, .fail_at = -1}, .main = pthread_self()};
+    assert_int_equal(rf_keyed_order_init(&mp.k.o, RF_RNG_XOSHIRO256PP, seed), RF_OK);
+    uint64_t *idx = malloc(m * sizeof *idx);
+    assert_non_null(idx);
+    assert_int_equal(rf_keyed_index(&mp.k.o, m, probing_keys, &mp, 3, idx), RF_OK);
+    assert_true(mp.worker_calls > 0);
+    assert_int_equal(mp.unblocked, 0);
+    free(idx);
+}
+
 static void index_reports_key_failure(void **state)
 {
     (void)state;
@@ -538,6 +577,7 @@ int main(void)
         cmocka_unit_test(exact_enumeration),
         cmocka_unit_test(index_vals_matches_sort),
         cmocka_unit_test(index_vals_misuse),
+        cmocka_unit_test(workers_block_signals),
         cmocka_unit_test(sort_matches_reference),
         cmocka_unit_test(threads_do_not_matter),
         cmocka_unit_test(keys_follow_documented_streams),
