@@ -1,11 +1,14 @@
 /*
  * io_writer.c -- buffered output to a file descriptor, and the gather that
  * writes records in shuffled order (the records layer, include/riffle_io.h).
+ * The threaded gather (io_gather.c) fills its buffers with rfi_records_fill,
+ * the same loop as rf_records_write's.
  */
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "io_gather_internal.h"
 #include "riffle_io.h"
 
 /* How many records ahead the gather prefetches.  Each shuffled record is a
@@ -51,6 +54,13 @@ RF_API int rf_writer_flush(rf_writer *w)
         write_all(w, w->buf, w->len);
     w->len = 0;
     return w->err;
+}
+
+int rfi_writer_direct(rf_writer *w, const void *bytes, size_t len)
+{
+    if (rf_writer_flush(w))
+        return w->err;
+    return write_all(w, bytes, len);
 }
 
 RF_API int rf_writer_put(rf_writer *w, const void *bytes, size_t len)
@@ -136,4 +146,30 @@ RF_API int rf_records_write(const rf_records *r, const uint64_t *offs, size_t co
         put_record(r, offs[i], w);
     }
     return w->err;
+}
+
+size_t rfi_records_fill(const rf_records *r, const uint64_t *offs, size_t count,
+                        unsigned char *buf, size_t cap, size_t *len)
+{
+    const size_t warm = count < PREFETCH_AHEAD ? count : PREFETCH_AHEAD;
+    for (size_t i = 0; i < warm; i++)
+        prefetch(r, offs[i]);
+    size_t used = 0, i;
+    for (i = 0; i < count; i++) {
+        if (i + PREFETCH_AHEAD < count)
+            prefetch(r, offs[i + PREFETCH_AHEAD]);
+        const unsigned char *p = r->data + offs[i];
+        const size_t avail = r->size - (size_t)offs[i], room = cap - used;
+        /* The record fits when its length is below the room (one byte for
+         * the delimiter), so searching `room` bytes decides it. */
+        const unsigned char *q = memchr(p, r->delim, avail < room ? avail : room);
+        const size_t n = q ? (size_t)(q - p) : avail;
+        if (n >= room)
+            break;
+        memcpy(buf + used, p, n);
+        buf[used + n] = r->delim;
+        used += n + 1;
+    }
+    *len = used;
+    return i;
 }

@@ -39,7 +39,7 @@
 unsigned rfi_online_cpus(void);
 
 /* pthread_create for the library's workers, with every asynchronous signal
- * blocked in the new thread (SIGBUS, SIGSEGV, SIGFPE, SIGILL stay open:
+ * blocked in the new thread (the fault signals SIGBUS, SIGSEGV, ... stay open:
  * blocked, they would kill): a program's SIGINT handler then runs on one of
  * its own threads, never on a worker while the program goes on (riffle.h,
  * "Threads").  Returns 1 if the thread started, else 0. */

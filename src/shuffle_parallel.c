@@ -257,7 +257,7 @@ int rfi_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg)
 {
     sigset_t block, old;
     sigfillset(&block);
-    static const int sync_sigs[] = {SIGBUS, SIGSEGV, SIGFPE, SIGILL, SIGTRAP, SIGSYS};
+    static const int sync_sigs[] = {SIGBUS, SIGSEGV, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT};
     for (size_t i = 0; i < sizeof sync_sigs / sizeof sync_sigs[0]; i++)
         sigdelset(&block, sync_sigs[i]);
     const int masked = pthread_sigmask(SIG_BLOCK, &block, &old) == 0;

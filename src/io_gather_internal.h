@@ -1,0 +1,35 @@
+/* io_gather_internal.h -- internals shared by io_writer.c (the serial
+ * gather) and io_gather.c (the threaded one), and the sizes tests shrink. */
+#ifndef RIFFLE_IO_GATHER_INTERNAL_H
+#define RIFFLE_IO_GATHER_INTERNAL_H
+
+#include "riffle_io.h"
+
+/* Copy records offs[0..count) of r, each followed by r->delim, into
+ * buf[0..cap), prefetching as rf_records_write does.  Stops before the first
+ * record that does not fit whole (a record is searched for its delimiter
+ * only as far as the room left, so a huge record costs at most cap bytes of
+ * reading).  Returns how many records were copied; *len = bytes used. */
+size_t rfi_records_fill(const rf_records *r, const uint64_t *offs, size_t count,
+                        unsigned char *buf, size_t cap, size_t *len);
+
+/* Flush w, then write bytes[0..len) to w->fd straight from `bytes` (no copy
+ * into w's buffer).  Returns w->err. */
+int rfi_writer_direct(rf_writer *w, const void *bytes, size_t len);
+
+/* The sizes of the threaded gather (io_gather.c). */
+struct rfi_gather_sizes {
+    size_t buf;      /* bytes per slice buffer; two buffers per worker */
+    size_t target;   /* bytes a slice aims at (< buf: room for variation) */
+    size_t parallel; /* estimated output below this: the serial path */
+};
+
+/* The defaults: 1 MiB buffers, slices of 512 KiB, threads from 1 MiB. */
+void rfi_gather_default_sizes(struct rfi_gather_sizes *s);
+
+/* rf_records_write_threads with the given sizes (buf >= 1, target >= 1). */
+int rfi_records_write_sized(const rf_records *r, const uint64_t *offs, size_t count,
+                            rf_writer *w, unsigned threads, rf_records_progress_fn *progress,
+                            void *ctx, const struct rfi_gather_sizes *s);
+
+#endif
