@@ -205,6 +205,11 @@ static void pass_sort(struct worker *w)
             }
             i = j;
         }
+        /* The values alone from here on (near ties keep their positions and
+         * are fixed from full keys), while the bucket is in cache. */
+        const uint64_t mask = value_mask(x);
+        for (size_t i = 0; i < n; i++)
+            a[i] &= mask;
     }
 }
 
@@ -357,7 +362,6 @@ static int by_pos(const void *p, const void *q)
  * the keyed order by rf_keyed_sort. */
 static rf_status near_ties(struct kx *x)
 {
-    const uint64_t mask = value_mask(x);
     size_t total = 0, longest = 0;
     for (unsigned t = 0; t < x->T; t++)
         for (size_t r = 0; r < x->w[t].nruns; r++) {
@@ -377,7 +381,7 @@ static rf_status near_ties(struct kx *x)
         for (size_t r = 0; r < x->w[t].nruns; r++, run++)
             for (size_t j = 0; j < x->w[t].runs[r].len; j++) {
                 const size_t pos = x->w[t].runs[r].pos + j;
-                x->want[at++] = (struct wanted){x->idx[pos] & mask, pos, 0, run};
+                x->want[at++] = (struct wanted){x->idx[pos], pos, 0, run};
             }
     x->nwant = total;
     qsort(x->want, total, sizeof *x->want, by_val);
@@ -465,11 +469,9 @@ static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_
     for (unsigned t = 0; t < x->T; t++)
         if (!(x->w[t].scratch = malloc((largest ? largest : 1) * sizeof(uint64_t))))
             goto done;
-    if ((st = run_all(x, SORT)) != RF_OK || (st = near_ties(x)) != RF_OK)
-        goto done;
-    const uint64_t mask = value_mask(x);
-    for (uint64_t j = 0; j < m; j++)
-        idx[j] &= mask;
+    st = run_all(x, SORT);
+    if (st == RF_OK)
+        st = near_ties(x);
 done:
     release(x);
     free(x);
