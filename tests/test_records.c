@@ -238,6 +238,17 @@ static uint64_t next_rand(uint64_t *s) /* SplitMix64 */
     return z ^ (z >> 31);
 }
 
+/* count record starts drawn from the first n of r (repeats allowed): what a
+ * gather is asked to write.  Free the result. */
+static uint64_t *random_starts(const rf_records *r, size_t n, size_t count, uint64_t *seed)
+{
+    uint64_t *offs = malloc(count * sizeof *offs);
+    assert_non_null(offs);
+    for (size_t i = 0; i < count; i++)
+        offs[i] = r->offs[next_rand(seed) % n];
+    return offs;
+}
+
 /* A random record set: empty, short, medium and (1 in 16) long records of
  * any byte but the delimiter, the last one maybe unterminated.  starts/lens
  * are the generator's own account of the records, for the expected output. */
@@ -584,10 +595,7 @@ static void gather_threads_default_sizes(void **state)
     index_bytes(&r, (const char *)bytes, total, '\n');
     assert_int_equal(r.n, n);
     const size_t count = 2 * n;
-    uint64_t *offs = malloc(count * sizeof *offs);
-    assert_non_null(offs);
-    for (size_t i = 0; i < count; i++)
-        offs[i] = r.offs[next_rand(&seed) % n];
+    uint64_t *offs = random_starts(&r, n, count, &seed);
     offs[17] = r.offs[at[0]];
     offs[count / 2] = r.offs[at[1]];
     size_t want_len, got_len;
@@ -616,10 +624,7 @@ static void gather_error(int fd, int want, unsigned threads)
     rf_records r;
     index_bytes(&r, (const char *)rs.bytes, rs.len, '\n');
     const size_t count = 200 * n;
-    uint64_t *offs = malloc(count * sizeof *offs);
-    assert_non_null(offs);
-    for (size_t i = 0; i < count; i++)
-        offs[i] = r.offs[next_rand(&seed) % n];
+    uint64_t *offs = random_starts(&r, n, count, &seed);
     unsigned char buf[4096];
     rf_writer w;
     rf_writer_init(&w, fd, buf, sizeof buf);
@@ -708,10 +713,7 @@ static void gather_threads_signals(void **state)
     rf_records r;
     index_bytes(&r, (const char *)rs.bytes, rs.len, '\n');
     const size_t count = 100 * n;
-    uint64_t *offs = malloc(count * sizeof *offs);
-    assert_non_null(offs);
-    for (size_t i = 0; i < count; i++)
-        offs[i] = r.offs[next_rand(&seed) % n];
+    uint64_t *offs = random_starts(&r, n, count, &seed);
     struct sigaction sa = {.sa_handler = on_usr1}, old;
     sigemptyset(&sa.sa_mask);
     assert_int_equal(sigaction(SIGUSR1, &sa, &old), 0);
