@@ -132,8 +132,17 @@ static void put_err(const char *s, size_t n)
     }
 }
 
+/* Set by the first handler to run: the cleanup and the message happen
+ * once, even when two threads fault on a truncated mapping together (the
+ * gather runs on several) or two signals come at once.  Any later handler
+ * waits for the first to end the process. */
+static atomic_flag handling = ATOMIC_FLAG_INIT;
+
 static void on_signal(int sig)
 {
+    if (atomic_flag_test_and_set(&handling))
+        for (;;)
+            pause();
     if (line_shown)
         put_err("\r\033[K", 4);
     if (sig == SIGBUS)
