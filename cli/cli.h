@@ -27,6 +27,12 @@ int cli_try_help(const char *cmd);
  * returns 0, or prints "prog: write error: ..." and returns 1. */
 int cli_print_stdout(const char *text);
 
+/* Room for more items in a growing array: `items` (capacity *cap items of
+ * `size` bytes) reallocated to twice *cap, or `first` items when empty.
+ * Returns the array and updates *cap, or NULL (out of memory, or a size that
+ * would overflow) with the array and *cap as they were. */
+void *cli_grow(void *items, size_t *cap, size_t size, size_t first);
+
 /* 'text' with quotes and unprintables escaped, as coreutils quotes in the C
  * locale.  Never NULL. */
 const char *cli_quote(const char *s);

@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,4 +110,15 @@ const char *cli_quote(const char *s)
     *p++ = '\'';
     *p = '\0';
     return q;
+}
+
+void *cli_grow(void *items, size_t *cap, size_t size, size_t first)
+{
+    const size_t want = *cap ? *cap : first / 2;
+    if (want > SIZE_MAX / 2 / size)
+        return NULL;
+    void *p = realloc(items, 2 * want * size);
+    if (p)
+        *cap = 2 * want;
+    return p;
 }

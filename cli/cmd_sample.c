@@ -191,12 +191,10 @@ static int keep(struct pool *p, size_t slot, const char *data, size_t len, uint6
 {
     if (slot == p->n) {
         if (p->n == p->cap) {
-            const size_t cap = p->cap ? 2 * p->cap : 16;
-            struct kept *items = realloc(p->items, cap * sizeof *items);
+            struct kept *items = cli_grow(p->items, &p->cap, sizeof *items, 16);
             if (!items)
                 return -1;
             p->items = items;
-            p->cap = cap;
         }
         memset(&p->items[p->n++], 0, sizeof *p->items);
     }

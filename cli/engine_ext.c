@@ -426,14 +426,12 @@ static int add_start(struct bucket *b)
 {
     const size_t c = (size_t)(b->records / BLOCK);
     if (c == b->starts_cap) {
-        const size_t cap = b->starts_cap ? 2 * b->starts_cap : 16;
-        uint64_t *p = realloc(b->starts, cap * sizeof *p);
+        uint64_t *p = cli_grow(b->starts, &b->starts_cap, sizeof *p, 16);
         if (!p) {
             cli_error("memory exhausted");
             return 1;
         }
         b->starts = p;
-        b->starts_cap = cap;
     }
     b->starts[c] = b->bytes;
     return 0;

@@ -123,12 +123,10 @@ static void compact(struct head *hd)
 static int push(struct head *hd, uint64_t key, const unsigned char *rec, size_t len)
 {
     if (hd->n == hd->cap) {
-        const size_t cap = hd->cap ? 2 * hd->cap : 1024;
-        struct cand *h = realloc(hd->heap, cap * sizeof *h);
+        struct cand *h = cli_grow(hd->heap, &hd->cap, sizeof *h, 1024);
         if (!h)
             return -1;
         hd->heap = h;
-        hd->cap = cap;
     }
     if (hd->used - hd->live > hd->live + ((size_t)1 << 20))
         compact(hd); /* garbage outweighs what is held: O(1) amortised */

@@ -34,12 +34,10 @@ static int is_sep(const struct nums_tokens *t, int c)
 static int put(struct nums_tokens *t, size_t len, int c)
 {
     if (len + 1 >= t->cap) {
-        const size_t cap = t->cap ? 2 * t->cap : 64;
-        char *b = realloc(t->buf, cap);
+        char *b = cli_grow(t->buf, &t->cap, 1, 64);
         if (!b)
             return -1;
         t->buf = b;
-        t->cap = cap;
     }
     t->buf[len] = (char)c;
     return 0;
