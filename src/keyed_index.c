@@ -145,20 +145,28 @@ static void pass_keys(struct worker *w, int scatter)
 }
 
 /* Sort a bucket as plain numbers: two stable counting passes on the top 16
- * bits, then insertion sort, which finds the array nearly sorted. */
+ * bits (both digits counted in one read, the passes going a -> tmp -> a),
+ * then insertion sort, which finds the array nearly sorted. */
 static void sort_entries(uint64_t *a, size_t n, uint64_t *tmp)
 {
     if (n >= 64) {
-        for (unsigned shift = 48; shift <= 56; shift += 8) {
-            size_t count[257] = {0};
-            for (size_t i = 0; i < n; i++)
-                count[((a[i] >> shift) & 0xFF) + 1]++;
-            for (size_t d = 0; d < 256; d++)
-                count[d + 1] += count[d];
-            for (size_t i = 0; i < n; i++)
-                tmp[count[(a[i] >> shift) & 0xFF]++] = a[i];
-            memcpy(a, tmp, n * sizeof *a);
+        size_t lo[256] = {0}, hi[256] = {0};
+        for (size_t i = 0; i < n; i++) {
+            lo[(a[i] >> 48) & 0xFF]++;
+            hi[a[i] >> 56]++;
         }
+        size_t sl = 0, sh = 0;
+        for (size_t d = 0; d < 256; d++) {
+            const size_t cl = lo[d], ch = hi[d];
+            lo[d] = sl;
+            hi[d] = sh;
+            sl += cl;
+            sh += ch;
+        }
+        for (size_t i = 0; i < n; i++)
+            tmp[lo[(a[i] >> 48) & 0xFF]++] = a[i];
+        for (size_t i = 0; i < n; i++)
+            a[hi[tmp[i] >> 56]++] = tmp[i];
     }
     for (size_t i = 1; i < n; i++) {
         const uint64_t v = a[i];
@@ -195,21 +203,21 @@ static void pass_sort(struct worker *w)
         uint64_t *a = x->idx + x->start[b];
         const size_t n = (size_t)(x->start[b + 1] - x->start[b]);
         sort_entries(a, n, w->scratch);
-        for (size_t i = 0; i + 1 < n;) {
-            size_t j = i + 1;
-            while (j < n && prefix(x, a[j]) == prefix(x, a[i]))
-                j++;
-            if (j - i >= 2 && add_run(w, (size_t)x->start[b] + i, j - i) != 0) {
+        /* Near ties noted, and the values alone kept from here on (near
+         * ties keep their positions and are fixed from full keys), while
+         * the bucket is in cache. */
+        const uint64_t mask = value_mask(x);
+        size_t run = 0; /* where the current run of equal prefixes starts */
+        for (size_t i = 1; i <= n; i++) {
+            if (i < n && prefix(x, a[i]) == prefix(x, a[run]))
+                continue;
+            if (i - run >= 2 && add_run(w, (size_t)x->start[b] + run, i - run) != 0) {
                 w->st = RF_ENOMEM;
                 return;
             }
-            i = j;
+            for (; run < i; run++)
+                a[run] &= mask;
         }
-        /* The values alone from here on (near ties keep their positions and
-         * are fixed from full keys), while the bucket is in cache. */
-        const uint64_t mask = value_mask(x);
-        for (size_t i = 0; i < n; i++)
-            a[i] &= mask;
     }
 }
 

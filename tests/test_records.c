@@ -566,6 +566,64 @@ static void gather_threads_exact_fit(void **state)
     }
 }
 
+/* Record and buffer lengths at the edges of the 64-byte blocks the vector
+ * fill copies (a record ending in the first or second block, one byte
+ * either side; data ending within 64 bytes of a record's start; buffers
+ * with less than 64 bytes left), both delimiters, against the serial
+ * reference. */
+static void gather_threads_block_edges(void **state)
+{
+    (void)state;
+    static const size_t lens[] = {0, 1, 62, 63, 64, 65, 126, 127, 128, 129, 191, 192, 200, 5};
+    static const struct rfi_gather_sizes sizes[] = {
+        {64, 32, 0}, {65, 64, 0}, {127, 64, 0}, {128, 128, 0}, {129, 100, 0}, {300, 150, 0},
+    };
+    const size_t nl = sizeof lens / sizeof lens[0];
+    for (int variant = 0; variant < 4; variant++) {
+        const unsigned char delim = variant & 1 ? '\0' : '\n';
+        const size_t n = 3 * nl + (size_t)variant; /* the data ends after various lengths */
+        struct recset rs = {0};
+        rs.n = n;
+        rs.starts = malloc(n * sizeof *rs.starts);
+        rs.lens = malloc(n * sizeof *rs.lens);
+        rs.bytes = malloc(n * 201);
+        assert_non_null(rs.starts);
+        assert_non_null(rs.lens);
+        assert_non_null(rs.bytes);
+        for (size_t i = 0; i < n; i++) {
+            rs.starts[i] = rs.len;
+            rs.lens[i] = lens[(i * 5 + (size_t)variant) % nl];
+            memset(rs.bytes + rs.len, 'a' + (int)(i % 26), rs.lens[i]);
+            rs.len += rs.lens[i];
+            if (i + 1 < n || variant < 2)
+                rs.bytes[rs.len++] = delim;
+        }
+        rf_records r;
+        index_bytes(&r, (const char *)rs.bytes, rs.len, delim);
+        assert_int_equal(r.n, n);
+        enum { COUNT = 400 };
+        size_t pick[COUNT];
+        uint64_t offs[COUNT];
+        for (size_t i = 0; i < COUNT; i++) {
+            pick[i] = (i * 11 + (size_t)variant) % n;
+            if (i % 7 == 0)
+                pick[i] = n - 1 - i % 3; /* the records nearest the end, often */
+            offs[i] = r.offs[pick[i]];
+        }
+        size_t want_len, got_len;
+        unsigned char *want = expected(&rs, pick, COUNT, delim, &want_len);
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+            for (unsigned t = 2; t <= 3; t++) {
+                unsigned char *got = gather_run(&r, offs, COUNT, 97, t, &sizes[z], &got_len);
+                expect_gather(want, want_len, got, got_len);
+                free(got);
+            }
+        free(want);
+        rf_records_free(&r);
+        free_recset(&rs);
+    }
+}
+
 /* The public sizes: a few MiB of short records with some longer than a
  * slice buffer (1 MiB), through the writer size the CLI uses. */
 static void gather_threads_default_sizes(void **state)
@@ -812,6 +870,7 @@ int main(void)
         cmocka_unit_test(write_error_sticks),
         cmocka_unit_test(gather_threads_identity),
         cmocka_unit_test(gather_threads_exact_fit),
+        cmocka_unit_test(gather_threads_block_edges),
         cmocka_unit_test(gather_threads_default_sizes),
         cmocka_unit_test(gather_threads_write_errors),
         cmocka_unit_test(gather_threads_signals),
