@@ -2,6 +2,7 @@
  * keys, the per-block key substreams, and the tie shuffles. */
 #include "keyed_internal.h"
 #include "shuffle_bucket_internal.h"
+#include "rng_internal.h"
 #include "sodium_once.h"
 
 #include <pthread.h>
@@ -75,6 +76,10 @@ static void fill_run(rf_rng *g, uint64_t *out, size_t stride, size_t count)
             out[j * stride] = rf_pcg64_next64(&g->u.pcg);
         break;
     default:
+        if (stride == 1) { /* rf_keyed_keys: whole blocks in one call */
+            rfi_chacha_fill64(&g->u.chacha, out, count);
+            break;
+        }
         for (size_t j = 0; j < count; j++)
             out[j * stride] = rf_chacha_next64(&g->u.chacha);
         break;

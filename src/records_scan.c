@@ -22,6 +22,8 @@ size_t rf_scan_ref_(const unsigned char *p, size_t len, unsigned char delim, uin
 rf_scan_fn_ rf_scan_best_(void)
 {
 #if defined(RF_HAVE_DELIMS_AVX2)
+    if (rf_delims_avx512_usable_())
+        return rf_scan_avx512_;
     if (rf_delims_avx2_usable_())
         return rf_scan_avx2_;
 #endif

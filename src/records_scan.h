@@ -35,6 +35,10 @@ size_t rf_count_avx2_(const unsigned char *p, size_t len, unsigned char delim);
 size_t rf_nth_avx2_(const unsigned char *p, size_t len, unsigned char delim, size_t k);
 size_t rf_scan_avx2_(const unsigned char *p, size_t len, unsigned char delim, uint64_t base,
                      uint64_t *out);
+/* AVX-512 (BW and VBMI2) emitting scan, used when rf_delims_avx512_usable_(). */
+int rf_delims_avx512_usable_(void);
+size_t rf_scan_avx512_(const unsigned char *p, size_t len, unsigned char delim, uint64_t base,
+                       uint64_t *out);
 #endif
 
 #endif

@@ -97,6 +97,39 @@ static void chacha_rekey(rf_chacha *c)
     c->pid = (keep & RFI_CHACHA_PIDCHECK) ? (int32_t)getpid() : 0;
 }
 
+/* count words, as count calls of rf_chacha_next64 would give them, with the
+ * whole 64-byte blocks among them written by one libsodium call straight
+ * into out (the keyed order's keys: 2^16 words a block) instead of 512
+ * bytes at a time through c->buf.  The bytes of the keystream are the
+ * words' little-endian bytes, so the bulk is the keystream itself on a
+ * little-endian machine and is byte-swapped in place elsewhere.  A
+ * generator that may have to rekey (OS-keyed, or not yet keyed) takes the
+ * word path, where the rekey checks are. */
+void rfi_chacha_fill64(rf_chacha *c, uint64_t *out, size_t count)
+{
+    for (; count > 0 && c->avail >= 8; count--)
+        *out++ = rf_chacha_next64(c);
+    const size_t blocks = count / 8;
+    if (blocks > 0 && c->flags == RFI_CHACHA_VALID) {
+        unsigned char nonce[8];
+        for (int i = 0; i < 8; i++)
+            nonce[i] = (unsigned char)(c->stream >> (8 * i));
+        unsigned char *bytes = (unsigned char *)out;
+        memset(bytes, 0, blocks * 64);
+        crypto_stream_chacha20_xor_ic(bytes, bytes, blocks * 64, nonce, c->counter, c->key);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+        for (size_t j = 0; j < blocks * 8; j++)
+            out[j] = rf_load_le64_(bytes + 8 * j);
+#endif
+        c->counter += blocks;
+        c->avail = 0;
+        out += blocks * 8;
+        count -= blocks * 8;
+    }
+    for (; count > 0; count--)
+        *out++ = rf_chacha_next64(c);
+}
+
 void rf_chacha_refill(rf_chacha *c)
 {
     if (!(c->flags & RFI_CHACHA_VALID) ||

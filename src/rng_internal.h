@@ -11,6 +11,9 @@
 #define RFI_CHACHA_WIPE 8u     /* lives in MADV_WIPEONFORK memory */
 
 /* The first 32 bytes of ChaCha20(key, nonce = stream, counter 0). */
+/* count words of c into out: the same as count rf_chacha_next64 calls. */
+void rfi_chacha_fill64(rf_chacha *c, uint64_t *out, size_t count);
+
 void rfi_chacha_first_bytes(uint8_t out[32], const uint8_t key[RF_KEY_BYTES],
                             uint64_t stream);
 

@@ -60,6 +60,11 @@ static void compare(const unsigned char *p, size_t len, unsigned char delim)
             assert_int_equal(rf_nth_avx2_(p, len, delim, k),
                              k < na ? (size_t)(a[k] - 1000 - 1) : len);
     }
+    if (rf_delims_avx512_usable_()) {
+        assert_int_equal(rf_scan_avx512_(p, len, delim, 1000, b), expect);
+        if (na)
+            assert_memory_equal(a, b, na * sizeof *a);
+    }
 #endif
     free(a);
     free(b);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "riffle.h"
+#include "rng_internal.h"
 
 static void words_to_bytes(rf_chacha *c, uint8_t *out, size_t len)
 {
@@ -246,6 +247,45 @@ static void fill_is_words(void **state)
     }
 }
 
+/* rfi_chacha_fill64 (the keyed order's bulk keys) gives the words of
+ * rf_chacha_next64, from any point of the 512-byte buffer, for counts
+ * around whole 64-byte blocks, and leaves the generator where the words
+ * would: the next words agree too.  An OS-keyed generator (word path) as
+ * well. */
+static void chacha_fill64_is_words(void **state)
+{
+    (void)state;
+    static const size_t skips[] = {0, 1, 7, 8, 63, 64, 65};
+    static const size_t counts[] = {0, 1, 7, 8, 9, 63, 64, 65, 1000, 4099};
+    uint8_t key[RF_KEY_BYTES];
+    for (size_t i = 0; i < sizeof key; i++)
+        key[i] = (uint8_t)(7 * i + 1);
+    uint64_t got[4099 + 3], want[4099 + 3];
+    for (int os = 0; os < 2; os++)
+        for (size_t s = 0; s < sizeof skips / sizeof skips[0]; s++)
+            for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+                rf_rng g, *o = NULL;
+                if (os)
+                    assert_non_null(o = rf_rng_new_os(NULL));
+                else
+                    assert_int_equal(rf_rng_init(&g, RF_RNG_CHACHA20, key, 5), RF_OK);
+                rf_chacha a = os ? o->u.chacha : g.u.chacha, b = a;
+                rf_rng_free(o);
+                for (size_t j = 0; j < skips[s]; j++) {
+                    (void)rf_chacha_next64(&a);
+                    (void)rf_chacha_next64(&b);
+                }
+                rfi_chacha_fill64(&a, got, counts[k]);
+                for (size_t j = 0; j < counts[k]; j++)
+                    want[j] = rf_chacha_next64(&b);
+                for (size_t j = 0; j < 3; j++) {
+                    got[counts[k] + j] = rf_chacha_next64(&a);
+                    want[counts[k] + j] = rf_chacha_next64(&b);
+                }
+                assert_memory_equal(got, want, (counts[k] + 3) * sizeof *got);
+            }
+}
+
 static void os_entropy(void **state)
 {
     (void)state;
@@ -335,6 +375,7 @@ int main(void)
         cmocka_unit_test(substreams),
         cmocka_unit_test(names),
         cmocka_unit_test(fill_is_words),
+        cmocka_unit_test(chacha_fill64_is_words),
         cmocka_unit_test(os_entropy),
         cmocka_unit_test(fork_rekeys_os_generator),
         cmocka_unit_test(os_generators_differ),
