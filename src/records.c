@@ -37,11 +37,18 @@ static void block_free(void *p, size_t cap)
 RF_API void rf_records_free(rf_records *r)
 {
     const unsigned char delim = r->delim;
+    const int lazy = r->lazy_;
     if (r->map_)
         munmap(r->map_, r->map_len_);
     block_free(r->buf_, r->cap_);
     block_free(r->offs, r->offs_cap_);
     rf_records_init(r, delim);
+    r->lazy_ = lazy;
+}
+
+RF_API void rf_records_read_only(rf_records *r)
+{
+    r->lazy_ = 1;
 }
 
 /* Grow geometrically (x1.5) so that appending N bytes costs O(N) in all;

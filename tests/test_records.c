@@ -139,6 +139,43 @@ static void pipe_and_file_agree(void **state)
     rf_records_free(&b);
 }
 
+/* rf_records_read_only: reading a pipe (three inputs, one unterminated in
+ * the middle) searches nothing and writes no offsets; the bytes are those of
+ * the default, and rf_records_index afterwards finds the same records.  The
+ * mode survives rf_records_free. */
+static void read_only_defers_the_scan(void **state)
+{
+    (void)state;
+    static const char *const parts[] = {"one\ntwo", "three\n", "\nfour"};
+    rf_records lazy, eager;
+    rf_records_init(&lazy, '\n');
+    rf_records_read_only(&lazy);
+    rf_records_init(&eager, '\n');
+    for (int round = 0; round < 2; round++) {
+        for (size_t i = 0; i < 3; i++)
+            for (int which = 0; which < 2; which++) {
+                int p[2];
+                assert_int_equal(pipe(p), 0);
+                const size_t len = strlen(parts[i]);
+                assert_int_equal(write(p[1], parts[i], len), (ssize_t)len);
+                close(p[1]);
+                assert_int_equal(rf_records_add_fd(which ? &eager : &lazy, p[0]), 0);
+                close(p[0]);
+            }
+        assert_null(lazy.offs); /* nothing searched, nothing stored */
+        assert_non_null(eager.offs);
+        assert_int_equal(lazy.size, eager.size);
+        assert_memory_equal(lazy.data, eager.data, lazy.size);
+        assert_int_equal(rf_records_index(&lazy), 0);
+        assert_int_equal(rf_records_index(&eager), 0);
+        assert_int_equal(lazy.n, 5); /* one, two, three, "", four */
+        assert_int_equal(eager.n, 5);
+        assert_memory_equal(lazy.offs, eager.offs, 5 * sizeof *lazy.offs);
+        rf_records_free(&lazy); /* still read-only for the second round */
+        rf_records_free(&eager);
+    }
+}
+
 /* Inputs concatenate; an unterminated last record stays separate. */
 static void concatenation(void **state)
 {
@@ -864,6 +901,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(splitting),
         cmocka_unit_test(pipe_and_file_agree),
+        cmocka_unit_test(read_only_defers_the_scan),
         cmocka_unit_test(concatenation),
         cmocka_unit_test(directory_is_an_error),
         cmocka_unit_test(gather),
