@@ -117,34 +117,36 @@ static void prefetch(const rf_records *r, uint64_t off)
 #endif
 }
 
-/* Copy one record and its delimiter.  The common short record is found and
- * copied straight into the buffer; long ones go through rf_writer_put. */
-static void put_record(const rf_records *r, uint64_t off, rf_writer *w)
+/* A record that does not fit in w's empty buffer: written straight from
+ * the input (rf_writer_put), then its delimiter. */
+static void put_long(const rf_records *r, uint64_t off, rf_writer *w)
 {
-    const unsigned char *p = r->data + off;
-    const size_t avail = r->size - (size_t)off;
-    const unsigned char *q = memchr(p, r->delim, avail);
-    const size_t len = q ? (size_t)(q - p) : avail;
-    if (len < w->cap - w->len) {
-        memcpy(w->buf + w->len, p, len);
-        w->buf[w->len + len] = r->delim;
-        w->len += len + 1;
-        return;
-    }
-    rf_writer_put(w, p, len);
+    rf_writer_put(w, r->data + off, rf_records_length(r, off));
     rf_writer_putc(w, r->delim);
 }
 
+/* The serial gather is the threaded one's fill loop run in w's own buffer:
+ * fill what fits, flush, go on; a record longer than the whole buffer goes
+ * out by itself. */
 RF_API int rf_records_write(const rf_records *r, const uint64_t *offs, size_t count,
                             rf_writer *w)
 {
-    const size_t warm = count < PREFETCH_AHEAD ? count : PREFETCH_AHEAD;
-    for (size_t i = 0; i < warm; i++)
-        prefetch(r, offs[i]);
-    for (size_t i = 0; i < count && !w->err; i++) {
-        if (i + PREFETCH_AHEAD < count)
-            prefetch(r, offs[i + PREFETCH_AHEAD]);
-        put_record(r, offs[i], w);
+    while (count > 0 && !w->err) {
+        size_t used = 0, k = 0;
+        if (w->len < w->cap)
+            k = rfi_records_fill(r, offs, count, w->buf + w->len, w->cap - w->len, &used);
+        w->len += used;
+        offs += k;
+        count -= k;
+        if (count == 0)
+            break;
+        if (w->len > 0) { /* the next record may fit in an empty buffer */
+            rf_writer_flush(w);
+            continue;
+        }
+        put_long(r, offs[0], w);
+        offs++;
+        count--;
     }
     return w->err;
 }
