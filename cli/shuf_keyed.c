@@ -94,7 +94,7 @@ static int read_then_decide(struct engine *e, char **names, int n)
 {
     rf_records r;
     rf_records_init(&r, e->delim);
-    rf_records_read_only(&r); /* the engines count and find records themselves */
+    rf_records_defer_index(&r); /* the engines count and find records themselves */
     const size_t limit = e->budget / 2 < SIZE_MAX ? (size_t)(e->budget / 2) : SIZE_MAX;
     int status = 1;
     if (e->progress)

@@ -63,7 +63,7 @@ typedef struct rf_records {
     size_t offs_cap_;          /* bytes reserved for offs */
     size_t found_;             /* record starts found so far (in offs) */
     size_t scanned_;           /* bytes of data searched for delimiters */
-    int lazy_;                 /* rf_records_read_only: no search while reading */
+    int lazy_;                 /* rf_records_defer_index: no search while reading */
 } rf_records;
 
 /* An empty set with delimiter `delim`.  Does not allocate. */
@@ -76,7 +76,7 @@ RF_API void rf_records_init(rf_records *r, unsigned char delim);
  * that scan and the 8 bytes per record it writes.  rf_records_index still
  * works afterwards (one pass over everything).  Stays set across
  * rf_records_free. */
-RF_API void rf_records_read_only(rf_records *r);
+RF_API void rf_records_defer_index(rf_records *r);
 
 /* Append everything readable from fd (read until end of file; fd is not
  * closed).  A regular, non-empty file added to an empty set is mapped.

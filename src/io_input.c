@@ -63,7 +63,7 @@ static void prefault(unsigned char *p, size_t len)
 
 /* Read in 1 MiB slices and search each for delimiters at once, while it is
  * still in cache: for a pipe this overlaps the indexing with the writer
- * (unless rf_records_read_only: then nothing is searched).
+ * (unless rf_records_defer_index: then nothing is searched).
  * Stops at end of file (*more = 0) or once the set holds `max` bytes or more
  * (*more = 1). */
 static int read_all(rf_records *r, int fd, size_t hint, size_t max, int *more)

@@ -46,7 +46,7 @@ RF_API void rf_records_free(rf_records *r)
     r->lazy_ = lazy;
 }
 
-RF_API void rf_records_read_only(rf_records *r)
+RF_API void rf_records_defer_index(rf_records *r)
 {
     r->lazy_ = 1;
 }

@@ -139,17 +139,17 @@ static void pipe_and_file_agree(void **state)
     rf_records_free(&b);
 }
 
-/* rf_records_read_only: reading a pipe (three inputs, one unterminated in
+/* rf_records_defer_index: reading a pipe (three inputs, one unterminated in
  * the middle) searches nothing and writes no offsets; the bytes are those of
  * the default, and rf_records_index afterwards finds the same records.  The
  * mode survives rf_records_free. */
-static void read_only_defers_the_scan(void **state)
+static void defer_index_skips_the_scan(void **state)
 {
     (void)state;
     static const char *const parts[] = {"one\ntwo", "three\n", "\nfour"};
     rf_records lazy, eager;
     rf_records_init(&lazy, '\n');
-    rf_records_read_only(&lazy);
+    rf_records_defer_index(&lazy);
     rf_records_init(&eager, '\n');
     for (int round = 0; round < 2; round++) {
         for (size_t i = 0; i < 3; i++)
@@ -901,7 +901,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(splitting),
         cmocka_unit_test(pipe_and_file_agree),
-        cmocka_unit_test(read_only_defers_the_scan),
+        cmocka_unit_test(defer_index_skips_the_scan),
         cmocka_unit_test(concatenation),
         cmocka_unit_test(directory_is_an_error),
         cmocka_unit_test(gather),
