@@ -30,15 +30,16 @@ rf_status rfi_sodium_ready(void)
     return RF_OK;
 }
 
-static const unsigned char zeros[RF_CHACHA_BUFFER];
-
+/* len bytes of keystream from block `block` on: zeros encrypted in place
+ * (libsodium allows the output to be the input). */
 static void chacha_keystream(uint8_t *out, size_t len, uint64_t stream, uint64_t block,
                              const uint8_t key[RF_KEY_BYTES])
 {
     unsigned char nonce[8];
     for (int i = 0; i < 8; i++)
         nonce[i] = (unsigned char)(stream >> (8 * i));
-    crypto_stream_chacha20_xor_ic(out, zeros, len, nonce, block, key);
+    memset(out, 0, len);
+    crypto_stream_chacha20_xor_ic(out, out, len, nonce, block, key);
 }
 
 rf_status rf_chacha_init(rf_chacha *c, const uint8_t key[RF_KEY_BYTES], uint64_t stream)
@@ -111,12 +112,8 @@ void rfi_chacha_fill64(rf_chacha *c, uint64_t *out, size_t count)
         *out++ = rf_chacha_next64(c);
     const size_t blocks = count / 8;
     if (blocks > 0 && c->flags == RFI_CHACHA_VALID) {
-        unsigned char nonce[8];
-        for (int i = 0; i < 8; i++)
-            nonce[i] = (unsigned char)(c->stream >> (8 * i));
         unsigned char *bytes = (unsigned char *)out;
-        memset(bytes, 0, blocks * 64);
-        crypto_stream_chacha20_xor_ic(bytes, bytes, blocks * 64, nonce, c->counter, c->key);
+        chacha_keystream(bytes, blocks * 64, c->stream, c->counter, c->key);
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
         for (size_t j = 0; j < blocks * 8; j++)
             out[j] = rf_load_le64_(bytes + 8 * j);
