@@ -553,6 +553,51 @@ static void gather_threads_identity(void **state)
     }
 }
 
+/* A record set of n records, record i being lens[i] copies of the letter
+ * 'a' + i mod 26, each followed by delim except the last when !terminated. */
+static void recset_of_lengths(struct recset *rs, const size_t *lens, size_t n,
+                              unsigned char delim, int terminated)
+{
+    size_t total = 1;
+    for (size_t i = 0; i < n; i++)
+        total += lens[i] + 1;
+    *rs = (struct recset){0};
+    rs->n = n;
+    rs->starts = malloc(n * sizeof *rs->starts);
+    rs->lens = malloc(n * sizeof *rs->lens);
+    rs->bytes = malloc(total);
+    assert_non_null(rs->starts);
+    assert_non_null(rs->lens);
+    assert_non_null(rs->bytes);
+    for (size_t i = 0; i < n; i++) {
+        rs->starts[i] = rs->len;
+        rs->lens[i] = lens[i];
+        memset(rs->bytes + rs->len, 'a' + (int)(i % 26), lens[i]);
+        rs->len += lens[i];
+        if (i + 1 < n || terminated)
+            rs->bytes[rs->len++] = delim;
+    }
+}
+
+/* The threaded gather of the count picked records (at offs), with each of
+ * the sizes and thread counts t_lo..t_hi, through a writer of capacity cap,
+ * gives the expected bytes. */
+static void expect_gathers(const struct recset *rs, const rf_records *r, const size_t *pick,
+                           const uint64_t *offs, size_t count, size_t cap,
+                           const struct rfi_gather_sizes *sizes, size_t nsizes, unsigned t_lo,
+                           unsigned t_hi)
+{
+    size_t want_len, got_len;
+    unsigned char *want = expected(rs, pick, count, r->delim, &want_len);
+    for (size_t z = 0; z < nsizes; z++)
+        for (unsigned t = t_lo; t <= t_hi; t++) {
+            unsigned char *got = gather_run(r, offs, count, cap, t, &sizes[z], &got_len);
+            expect_gather(want, want_len, got, got_len);
+            free(got);
+        }
+    free(want);
+}
+
 /* Records that fill a 16-byte slice buffer exactly, or miss by one, the
  * unterminated last one included (it is searched to the end of the data,
  * not to a delimiter), one or several to a slice. */
@@ -561,23 +606,9 @@ static void gather_threads_exact_fit(void **state)
     (void)state;
     static const struct rfi_gather_sizes sizes[] = {{16, 1, 0}, {16, 8, 0}, {16, 16, 0}};
     for (size_t last = 13; last <= 17; last++) {
-        struct recset rs = {0};
         const size_t lens[] = {15, 14, 16, 0, 1, last};
-        rs.n = sizeof lens / sizeof lens[0];
-        rs.starts = malloc(rs.n * sizeof *rs.starts);
-        rs.lens = malloc(rs.n * sizeof *rs.lens);
-        rs.bytes = malloc(128);
-        assert_non_null(rs.starts);
-        assert_non_null(rs.lens);
-        assert_non_null(rs.bytes);
-        for (size_t i = 0; i < rs.n; i++) {
-            rs.starts[i] = rs.len;
-            rs.lens[i] = lens[i];
-            memset(rs.bytes + rs.len, 'a' + (int)i, lens[i]);
-            rs.len += lens[i];
-            if (i + 1 < rs.n)
-                rs.bytes[rs.len++] = '\n';
-        }
+        struct recset rs;
+        recset_of_lengths(&rs, lens, sizeof lens / sizeof lens[0], '\n', 0);
         rf_records r;
         index_bytes(&r, (const char *)rs.bytes, rs.len, '\n');
         assert_int_equal(r.n, rs.n);
@@ -589,15 +620,7 @@ static void gather_threads_exact_fit(void **state)
         }
         pick[23] = rs.n - 1; /* the last slice holds the unterminated record */
         offs[23] = r.offs[rs.n - 1];
-        size_t want_len, got_len;
-        unsigned char *want = expected(&rs, pick, 24, '\n', &want_len);
-        for (size_t z = 0; z < 3; z++)
-            for (unsigned t = 1; t <= 4; t++) {
-                unsigned char *got = gather_run(&r, offs, 24, 5, t, &sizes[z], &got_len);
-                expect_gather(want, want_len, got, got_len);
-                free(got);
-            }
-        free(want);
+        expect_gathers(&rs, &r, pick, offs, 24, 5, sizes, 3, 1, 4);
         rf_records_free(&r);
         free_recset(&rs);
     }
@@ -619,22 +642,11 @@ static void gather_threads_block_edges(void **state)
     for (int variant = 0; variant < 4; variant++) {
         const unsigned char delim = variant & 1 ? '\0' : '\n';
         const size_t n = 3 * nl + (size_t)variant; /* the data ends after various lengths */
-        struct recset rs = {0};
-        rs.n = n;
-        rs.starts = malloc(n * sizeof *rs.starts);
-        rs.lens = malloc(n * sizeof *rs.lens);
-        rs.bytes = malloc(n * 201);
-        assert_non_null(rs.starts);
-        assert_non_null(rs.lens);
-        assert_non_null(rs.bytes);
-        for (size_t i = 0; i < n; i++) {
-            rs.starts[i] = rs.len;
-            rs.lens[i] = lens[(i * 5 + (size_t)variant) % nl];
-            memset(rs.bytes + rs.len, 'a' + (int)(i % 26), rs.lens[i]);
-            rs.len += rs.lens[i];
-            if (i + 1 < n || variant < 2)
-                rs.bytes[rs.len++] = delim;
-        }
+        size_t lengths[3 * sizeof lens / sizeof lens[0] + 4];
+        for (size_t i = 0; i < n; i++)
+            lengths[i] = lens[(i * 5 + (size_t)variant) % nl];
+        struct recset rs;
+        recset_of_lengths(&rs, lengths, n, delim, variant < 2);
         rf_records r;
         index_bytes(&r, (const char *)rs.bytes, rs.len, delim);
         assert_int_equal(r.n, n);
@@ -647,15 +659,8 @@ static void gather_threads_block_edges(void **state)
                 pick[i] = n - 1 - i % 3; /* the records nearest the end, often */
             offs[i] = r.offs[pick[i]];
         }
-        size_t want_len, got_len;
-        unsigned char *want = expected(&rs, pick, COUNT, delim, &want_len);
-        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
-            for (unsigned t = 2; t <= 3; t++) {
-                unsigned char *got = gather_run(&r, offs, COUNT, 97, t, &sizes[z], &got_len);
-                expect_gather(want, want_len, got, got_len);
-                free(got);
-            }
-        free(want);
+        expect_gathers(&rs, &r, pick, offs, COUNT, 97, sizes, sizeof sizes / sizeof sizes[0], 2,
+                       3);
         rf_records_free(&r);
         free_recset(&rs);
     }
