@@ -46,19 +46,23 @@ LIB_DEPS      := $(SODIUM_LIBS) -lgmp -lpthread -lm
 ALL_CPPFLAGS := -D_GNU_SOURCE -Iinclude $(SODIUM_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS   := $(WARNINGS) $(CFLAGS)
 
-LIB_SRCS  := $(sort $(wildcard src/*.c))
+LIB_SRCS  := $(sort $(wildcard src/*/*.c))
 CLI_SRCS  := $(sort $(wildcard cli/*.c))
-TEST_SRCS := $(sort $(wildcard tests/test_*.c))
-TEST_HELPERS := $(sort $(filter-out $(TEST_SRCS),$(wildcard tests/*.c)))
+TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/engine/test_*.c))
+AUDIT_TEST_SRCS := $(sort $(wildcard tests/audit/test_*.c))
+TEST_HELPERS := $(sort $(wildcard tests/lib/*.c))
+AUDIT_SRCS := $(sort $(wildcard audit/*.c))
 EX_SRCS   := $(sort $(wildcard examples/*.c))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 HELPER_OBJS := $(TEST_HELPERS:%.c=$(BUILD)/%.o)
-TESTS     := $(TEST_SRCS:%.c=$(BUILD)/%)
+AUDIT_OBJS := $(AUDIT_SRCS:%.c=$(BUILD)/%.o)
+TESTS     := $(TEST_SRCS:%.c=$(BUILD)/%) $(AUDIT_TEST_SRCS:%.c=$(BUILD)/%)
 EXAMPLES  := $(EX_SRCS:%.c=$(BUILD)/%)
 
 STATIC := $(BUILD)/libriffle.a
+AUDIT_LIB := $(BUILD)/libriffle_audit.a
 SHARED := $(BUILD)/libriffle.so.$(VERSION)
 RIFFLE := $(BUILD)/riffle
 
@@ -68,17 +72,21 @@ all: lib $(PROGRAMS) $(EXAMPLES) $(BUILD)/riffle.pc
 
 lib: $(STATIC) $(SHARED)
 
-$(BUILD)/src/%.o: src/%.c include/riffle.h $(wildcard src/*.h include/*.h)
+$(BUILD)/src/%.o: src/%.c include/riffle.h $(wildcard src/*/*.h include/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) -DRF_BUILDING_LIBRARY -Isrc $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/cli/%.o: cli/%.c $(wildcard include/*.h cli/*.h)
+$(BUILD)/cli/%.o: cli/%.c $(wildcard include/*.h cli/*.h audit/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Iaudit $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%.o: tests/%.c $(wildcard include/*.h src/*/*.h tests/lib/*.h audit/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Isrc -Itests/lib -Iaudit $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/audit/%.o: audit/%.c $(wildcard include/*.h audit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
-
-$(BUILD)/tests/%.o: tests/%.c $(wildcard include/*.h src/*.h tests/*.h)
-	@mkdir -p $(@D)
-	$(CC) $(ALL_CPPFLAGS) -Isrc -Itests $(ALL_CFLAGS) -c -o $@ $<
 
 $(BUILD)/examples/%.o: examples/%.c include/riffle.h
 	@mkdir -p $(@D)
@@ -93,14 +101,20 @@ $(SHARED): $(LIB_OBJS)
 	ln -sf libriffle.so.$(VERSION) $(BUILD)/libriffle.so.$(SOMAJOR)
 	ln -sf libriffle.so.$(VERSION) $(BUILD)/libriffle.so
 
-$(RIFFLE): $(CLI_OBJS) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(STATIC) $(LIB_DEPS)
+# The audit: a library of its own above libriffle, linked by the program and
+# its tests; not installed.
+$(AUDIT_LIB): $(AUDIT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(RIFFLE): $(CLI_OBJS) $(AUDIT_LIB) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(AUDIT_LIB) $(STATIC) $(LIB_DEPS)
 
 # Invoked as `shuf`, riffle accepts exactly shuf's interface.
 $(BUILD)/shuf: $(RIFFLE)
 	ln -sf riffle $@
 
-$(BUILD)/tests/test_%: $(BUILD)/tests/test_%.o $(HELPER_OBJS) $(STATIC)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(HELPER_OBJS) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $< $(HELPER_OBJS) $(STATIC) $(CMOCKA_LIBS) $(LIB_DEPS)
 
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(STATIC)

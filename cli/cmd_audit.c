@@ -390,10 +390,10 @@ static double adjust_all(audit_result *r, const audit_test **worst, size_t *wors
 
 /* Batch numbers keep every (look, size) on its own generator streams. */
 static int add_trials(const audit_opts *o, const audit_algo *al, unsigned param,
-                      audit_cmd *cmd, uint64_t batch, uint64_t more, audit_acc *acc)
+                      audit_child *cmd, uint64_t batch, uint64_t more, audit_acc *acc)
 {
     if (cmd != NULL)
-        return audit_cmd_run(cmd, acc->n, more, acc);
+        return audit_child_run(cmd, acc->n, more, acc);
     if (audit_run_builtin(al, audit_param(al, acc->n, param), o->seed, batch, more,
                           o->threads, acc) != 0) {
         fprintf(stderr, "riffle: audit: out of memory\n");
@@ -441,7 +441,7 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
                            audit_result *r)
 {
     audit_acc acc[MAX_SIZES];
-    audit_cmd cmd;
+    audit_child cmd;
     size_t ready = 0, max_n = 0;
     int status = EXIT_ERROR, have_cmd = 0;
     for (size_t i = 0; i < o->nsizes; i++)
@@ -449,7 +449,7 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
     const plan p = make_plan(o, max_n);
     r->mode = "statistical";
     if (o->cmd != NULL) {
-        if (audit_cmd_open(&cmd, o->cmd, o->jobs) != 0) {
+        if (audit_child_open(&cmd, o->cmd, o->jobs) != 0) {
             fprintf(stderr, "riffle: audit: cannot prepare '%s': %s\n", o->cmd,
                     strerror(errno));
             return EXIT_ERROR;
@@ -485,7 +485,7 @@ out:
     for (size_t i = 0; i < ready; i++)
         audit_acc_free(&acc[i]);
     if (have_cmd)
-        audit_cmd_close(&cmd);
+        audit_child_close(&cmd);
     return status;
 }
 

@@ -24,16 +24,16 @@ run() { # label command...
 
 for build in "$@"; do
     export BUILD="$top/$build" RIFFLE="$top/$build/riffle"
-    for t in "$build"/tests/test_*; do
+    for t in "$build"/tests/*/test_*; do
         [ -x "$t" ] || continue
         case $t in *.o|*.d) continue ;; esac
         CMOCKA_MESSAGE_OUTPUT=TAP run "$build:$(basename "$t")" "$t"
     done
-    for c in tests/check_*.sh; do
+    for c in tests/checks/check_*.sh tests/audit/check_*.sh; do
         [ -f "$c" ] || continue
         run "$build:$(basename "$c")" sh "$c" "$BUILD"
     done
-    for b in tests/*.bats; do
+    for b in tests/cli/*.bats tests/audit/*.bats; do
         [ -f "$b" ] || continue
         run "$build:$(basename "$b")" bats --tap "$b"
     done

@@ -1,0 +1,264 @@
+/*
+ * audit.h -- internal interfaces of `riffle audit` (front-end code: it uses only
+ * the public header riffle.h).  One file per idea:
+ *   audit_stats.c   distribution tails and exact laws (chi-square, Poisson,
+ *                   rencontres, Eulerian, successions), Holm's correction
+ *   audit_perm.c    permutation helpers (rank, statistics of one ordering)
+ *   audit_zoo.c     the built-in algorithms, fair and deliberately wrong
+ *   audit_exact.c   exact enumeration (draw-tree odometer, dynamic programmes)
+ *   audit_trials.c  statistical mode: accumulate trials, run the tests
+ *   audit_child.c     external shufflers (--cmd): run, check, parse
+ *   audit_report.c  text and JSON reports;  audit_html.c  HTML + SVG report
+ */
+#ifndef RIFFLE_AUDIT_H
+#define RIFFLE_AUDIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <gmp.h>
+
+#include "riffle.h"
+
+/* ---- audit_stats.c ------------------------------------------------------ */
+
+/* log Gamma(x), x > 0. */
+double audit_lgamma(double x);
+/* Regularized incomplete gamma functions P(a, x) and Q(a, x) = 1 - P(a, x),
+ * a > 0, x >= 0. */
+double audit_gamma_p(double a, double x);
+double audit_gamma_q(double a, double x);
+/* Upper tail Pr[X >= x] of the chi-square law with df degrees of freedom. */
+double audit_chi2_sf(double x, double df);
+/* Upper tail Pr[X >= k] of Poisson(lambda), k >= 0. */
+double audit_poisson_sf(uint64_t k, double lambda);
+/* Laws of a uniform random permutation of n items, written into p[0..n]:
+ * fixed points (rencontres: p[k] = Pr[k fixed points]), rising sequences
+ * (Eulerian: p[k] = Pr[k rising sequences], p[0] = 0) and successions
+ * (p[k] = Pr[k positions with a[i+1] == a[i] + 1]).  n >= 1. */
+void audit_law_fixed_points(size_t n, double *p);
+void audit_law_rising(size_t n, double *p);
+void audit_law_successions(size_t n, double *p);
+
+/* Pearson chi-square of observed counts against probabilities, pooling
+ * neighbouring cells until each pooled cell expects at least `min_expected`.
+ * Returns the statistic and stores the degrees of freedom (pooled cells - 1). */
+double audit_chi2_pooled(const uint64_t *obs, const double *prob, size_t cells,
+                         uint64_t total, double min_expected, double *df);
+
+/* Holm's step-down adjustment (Holm, Scand. J. Statist. 1979): adj[i] is the
+ * adjusted p-value of p[i]; family-wise error rate controlled at any level. */
+void audit_holm(const double *p, size_t m, double *adj);
+
+/* ---- audit_perm.c ------------------------------------------------------- */
+
+/* n! as a double, and as an integer when it fits (else 0). */
+double audit_factorial(size_t n);
+uint64_t audit_factorial_u64(size_t n);
+/* Lexicographic rank of the ordering a[0..n) of 0..n-1 (identity = 0), n <= 20. */
+uint64_t audit_rank(const uint32_t *a, size_t n);
+/* Inverse of audit_rank. */
+void audit_unrank(uint64_t rank, size_t n, uint32_t *a);
+/* Statistics of one ordering a[0..n) (a[p] = item at position p): fixed points,
+ * rising sequences (1 + #{i : item i+1 lies before item i}; pos is scratch of
+ * n entries), successions (#{p : a[p+1] == a[p] + 1}). */
+size_t audit_fixed_points(const uint32_t *a, size_t n);
+size_t audit_rising_sequences(const uint32_t *a, size_t n, uint32_t *pos);
+size_t audit_successions(const uint32_t *a, size_t n);
+/* True if a[0..n) is a cycle (one n-cycle); scratch seen[n]. */
+int audit_is_cycle(const uint32_t *a, size_t n, unsigned char *seen);
+
+/* ---- audit_zoo.c -------------------------------------------------------- */
+
+/* A draw-only "swap programme": what the dynamic programmes of exact mode need
+ * to know about an algorithm made of swaps.  A FIXED step swaps positions i and
+ * j, j = lo + r where r follows `mod`: uniform on [0, hi - lo) when mod == 0,
+ * else X % (hi - lo) with X uniform on [0, mod).  A TRANSPOSE step swaps two
+ * positions drawn independently and uniformly from [0, n). */
+enum audit_step_kind { AUDIT_STEP_FIXED = 0, AUDIT_STEP_TRANSPOSE = 1 };
+typedef struct audit_step {
+    enum audit_step_kind kind;
+    size_t i, lo, hi;
+    uint64_t mod;
+} audit_step;
+
+/* A zoo shuffle permutes a[0..n) in place, drawing only through g (bounded
+ * draws); scratch holds AUDIT_SCRATCH(n) uint32_t. */
+#define AUDIT_SCRATCH(n) (4 * (n) + 4)
+typedef void (*audit_shuffle_fn)(rf_rng *g, uint32_t *a, size_t n, unsigned param,
+                                 uint32_t *scratch);
+
+typedef struct audit_algo {
+    const char *name;
+    const char *summary;     /* one line for --list */
+    int fair;                /* 1: a correct shuffle; 0: DELIBERATELY WRONG */
+    int finite;              /* 1: finite draw tree (exact enumeration possible) */
+    const char *param_name;  /* NULL if the algorithm takes no parameter */
+    unsigned param_default;  /* 0 = "n" where param_name is set */
+    audit_shuffle_fn shuffle;
+    /* Swap programme for the dynamic programmes, or NULL.  Fills steps (room
+     * for max entries) and returns the count; returns SIZE_MAX if too long. */
+    size_t (*program)(size_t n, unsigned param, audit_step *steps, size_t max);
+} audit_algo;
+
+const audit_algo *audit_zoo(size_t *count);
+const audit_algo *audit_zoo_find(const char *name);
+/* Parameter value for `n` items (param 0 means the default). */
+unsigned audit_param(const audit_algo *al, size_t n, unsigned param);
+
+/* ---- audit_exact.c ------------------------------------------------------ */
+
+/* Exact distribution of an algorithm over all n! orderings: prob[rank] =
+ * num[rank] / den.  Matrix: P[item][pos] = pos_num[item*n+pos] / pos_den. */
+typedef struct audit_exact {
+    size_t n;
+    uint64_t nperm;    /* n! (0 when the full distribution was not computed) */
+    mpz_t den;
+    mpz_t *num;        /* nperm entries, or NULL */
+    mpz_t pos_den;
+    mpz_t *pos_num;    /* n*n entries */
+    uint64_t paths;    /* draw sequences walked (0 for dynamic programmes) */
+    const char *method;
+    char error[160];
+} audit_exact;
+
+void audit_exact_init(audit_exact *e);
+void audit_exact_clear(audit_exact *e);
+/* Compute the exact distribution of `al` on n items: the full distribution when
+ * n <= AUDIT_EXACT_MAX_FULL (odometer over every draw path, or a dynamic
+ * programme over orderings for swap programmes), and otherwise the matrix only
+ * (dynamic programme over positions, swap programmes only).  force_walk makes
+ * the odometer walk every path even when a programme exists.  Returns 0, or -1
+ * with e->error set. */
+#define AUDIT_EXACT_MAX_FULL 9
+int audit_exact_run(const audit_algo *al, size_t n, unsigned param, int force_walk,
+                    audit_exact *e);
+/* The odometer itself on any shuffle function (for tests). */
+int audit_exact_walk(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact *e);
+
+/* What the reports say about an exact distribution (fractions are exact). */
+typedef struct audit_exact_summary {
+    mpq_t min, max, median; /* over all n! orderings (full distribution only) */
+    mpq_t tv;               /* total-variation distance from uniform */
+    mpq_t fixed;            /* expected number of fixed points */
+    uint64_t argmin, argmax; /* ranks of a least and a most likely ordering */
+    uint64_t distinct;      /* distinct probability values */
+    uint64_t support;       /* orderings with probability > 0 */
+    int full;               /* the full distribution is known */
+    int uniform;            /* all orderings equally likely (full) */
+    int matrix_uniform;     /* every P[item][pos] == 1/n */
+} audit_exact_summary;
+
+int audit_exact_summarize(const audit_exact *e, audit_exact_summary *s);
+void audit_exact_summary_clear(audit_exact_summary *s);
+
+/* ---- audit_trials.c ----------------------------------------------------- */
+
+enum audit_test_id {
+    AUDIT_T_ORDER = 0, AUDIT_T_POSITION, AUDIT_T_FIXED, AUDIT_T_RISING,
+    AUDIT_T_SUCCESSION, AUDIT_T_BIRTHDAY, AUDIT_T_COUNT
+};
+
+typedef struct audit_test {
+    const char *name;
+    int applicable;
+    double stat, df, pvalue, adjusted;
+    char note[96];
+} audit_test;
+
+/* Accumulated observations for one deck size. */
+typedef struct audit_acc {
+    size_t n;
+    uint64_t trials;
+    uint64_t nperm;          /* n! when order counts are kept, else 0 */
+    uint64_t *order;         /* nperm counts */
+    size_t blocks;           /* side of the (blocked) position matrix */
+    uint64_t *pos;           /* blocks*blocks counts, [item block][pos block] */
+    uint64_t *fixed, *rising, *succ; /* n+1 counts each */
+    uint64_t *hashes;        /* birthday test: one hash per trial, or NULL */
+    uint64_t hash_cap;
+    uint32_t *scratch;       /* n entries */
+} audit_acc;
+
+int audit_acc_init(audit_acc *acc, size_t n, uint64_t max_trials);
+/* Items (or positions) in block k when n are cut into b blocks by x -> x b / n. */
+double audit_block_size(size_t k, size_t b, size_t n);
+void audit_acc_free(audit_acc *acc);
+void audit_acc_add(audit_acc *acc, const uint32_t *a);
+/* Merge src into dst (same n); used by worker threads. */
+void audit_acc_merge(audit_acc *dst, const audit_acc *src);
+/* Compute the tests of acc into t[AUDIT_T_COUNT] (adjusted left unset). */
+void audit_acc_tests(const audit_acc *acc, audit_test *t);
+
+/* In-process trials: run `trials` more shuffles of `al` on n items into acc,
+ * with xoshiro256++ streams derived from (seed, batch, chunk); each call of one
+ * audit must use a distinct batch number.  Spread over `threads` threads; the
+ * result does not depend on the thread count. */
+int audit_run_builtin(const audit_algo *al, unsigned param, uint64_t seed,
+                      uint64_t batch, uint64_t trials, unsigned threads, audit_acc *acc);
+
+/* ---- audit_child.c -------------------------------------------------------- */
+
+typedef struct audit_child {
+    const char *command;
+    int use_shell;
+    char **argv;             /* when !use_shell */
+    unsigned jobs;
+    char tmpdir[64];
+    char input_path[96];
+    size_t input_n;          /* deck size the input file holds */
+    uint64_t broken;         /* trials whose output was not a permutation */
+    char example[256];       /* first broken output explained */
+    double seconds;          /* wall time spent in run */
+    uint64_t runs;
+} audit_child;
+
+/* Does the command need /bin/sh (quotes, pipes, redirections, variables...)? */
+int audit_child_needs_shell(const char *command);
+int audit_child_open(audit_child *c, const char *command, unsigned jobs);
+void audit_child_close(audit_child *c);
+/* Run the command `trials` times on the lines "1".."n", adding each valid
+ * output to acc.  Returns 0, or -1 on an I/O error (message printed). */
+int audit_child_run(audit_child *c, size_t n, uint64_t trials, audit_acc *acc);
+/* Parse one output (len bytes) into a[0..n) (0-based items).  Returns 0 if it
+ * is a permutation of "1".."n", else -1 with why[] explaining. */
+int audit_parse_output(const char *buf, size_t len, size_t n, uint32_t *a,
+                       unsigned char *seen, char *why, size_t why_len);
+
+/* ---- audit_report.c / audit_html.c -------------------------------------- */
+
+typedef struct audit_size_result {
+    size_t n;
+    uint64_t trials;
+    audit_test tests[AUDIT_T_COUNT];
+    const audit_acc *acc;    /* statistical mode */
+    const audit_exact *ex;   /* exact mode */
+} audit_size_result;
+
+typedef struct audit_result {
+    const char *subject;     /* algorithm name or command */
+    const char *kind;        /* "builtin" or "command" */
+    const char *mode;        /* "exact" or "statistical" */
+    const audit_algo *algo;  /* NULL for --cmd */
+    unsigned param;
+    uint64_t seed;
+    double alpha;
+    const char *verdict;     /* "fair", "biased", "broken" */
+    char reason[256];
+    size_t nsizes;
+    audit_size_result *sizes;
+    double seconds;
+    double per_trial_us;     /* --cmd: wall time per trial */
+    uint64_t broken;
+    const char *broken_example;
+} audit_result;
+
+void audit_report_text(FILE *f, const audit_result *r);
+void audit_report_json(FILE *f, const audit_result *r);
+int audit_report_html(FILE *f, const audit_result *r);
+/* Exact fractions as decimal strings (helpers shared by the writers). */
+void audit_fprint_ratio(FILE *f, const mpz_t num, const mpz_t den);
+double audit_ratio_double(const mpz_t num, const mpz_t den);
+
+#endif /* RIFFLE_AUDIT_H */
