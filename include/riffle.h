@@ -75,7 +75,8 @@ typedef enum rf_status {
     RF_EENTROPY = 3, /* the operating system gave no randomness */
     RF_ECRYPTO = 4,  /* libsodium could not be initialised */
     RF_EEMPTY = 5,   /* not enough cards left in the deck */
-    RF_ERANGE = 6    /* a count or size does not fit the result type */
+    RF_ERANGE = 6,   /* a count or size does not fit the result type */
+    RF_EIO = 7       /* an input, output or temporary file failed (riffle_engine.h) */
 } rf_status;
 
 /* A short English description of `status` ("not enough cards left", ...).

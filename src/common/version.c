@@ -28,6 +28,8 @@ const char *rf_strerror(rf_status status)
         return "not enough cards left in the deck";
     case RF_ERANGE:
         return "value out of range";
+    case RF_EIO:
+        return "input/output error";
     }
     return "unknown error";
 }
