@@ -205,7 +205,7 @@ static const char *check_permutation(const buf *out, const recset *r, uint64_t h
     const size_t h = header < r->n ? (size_t)header : r->n;
     const size_t m = r->n - h;
     const size_t want = count < m ? (size_t)count : m;
-    if (out->len < r->off[h] || memcmp(out->p, r->norm.p, r->off[h]) != 0)
+    if (out->len < r->off[h] || (h && memcmp(out->p, r->norm.p, r->off[h]) != 0))
         return "the header records are not first";
     if (out->len && out->p[out->len - 1] != r->delim)
         return "the output does not end with the delimiter";
