@@ -1094,6 +1094,60 @@ static void no_records(void **state)
         }
 }
 
+/* More header records than the input has: all of them, unshuffled, and
+ * begin announces no records after them. */
+static void header_longer_than_input(void **state)
+{
+    (void)state;
+    uint8_t key[RF_KEY_BYTES];
+    key_u64(key, 1);
+    for (int b = 0; b < 2; b++) {
+        rf_engine_input in[2] = {rf_engine_input_bytes("a\nb", 3, "ab"),
+                                 rf_engine_input_bytes("c\n", 2, "c")};
+        rf_engine_options o;
+        options(&o, key, '\n', 5, b ? 1 : RF_ENGINE_ALL, BIG, 1);
+        tsink ts;
+        tsink_init(&ts, '\n', UINT64_MAX, 16);
+        inputs x;
+        memset(&x, 0, sizeof x);
+        memcpy(x.in, in, sizeof in);
+        x.n = 2;
+        outcome res;
+        run(&res, &o, &x, &ts);
+        assert_int_equal(res.st, RF_OK);
+        assert_int_equal(ts.announced, 0);
+        assert_int_equal(ts.header_records, 3);
+        assert_int_equal(res.out.len, 6);
+        assert_memory_equal(res.out.p, "a\nb\nc\n", 6);
+        buf_free(&res.out);
+        tsink_free(&ts);
+    }
+}
+
+/* A delimiter that is neither newline nor NUL. */
+static void other_delimiter(void **state)
+{
+    (void)state;
+    buf pieces[2] = {{0}, {0}};
+    uint64_t s = 3;
+    gen_part(&pieces[0], &s, 30000, ',', 0);
+    gen_part(&pieces[1], &s, 30000, ',', 1);
+    recset r;
+    recset_build(&r, pieces, 2, ',');
+    uint8_t key[RF_KEY_BYTES];
+    key_u64(key, 6);
+    for (int b = 0; b < 3; b++) {
+        rf_engine_options o;
+        options(&o, key, ',', 1, b == 2 ? 50 : RF_ENGINE_ALL, b ? 16 * KIB : BIG, 2);
+        buf out;
+        run_checked(&out, &o, pieces, 2, K_MIXED, &r, UINT64_MAX, 0, "delimiter ','");
+        buf_free(&out);
+    }
+    recset_free(&r);
+    buf_free(&pieces[0]);
+    buf_free(&pieces[1]);
+}
+
 /* A descriptor is read from its current offset. */
 static void fd_from_offset(void **state)
 {
@@ -1837,6 +1891,8 @@ int main(void)
         cmocka_unit_test(many_records),
         cmocka_unit_test(record_longer_than_budget),
         cmocka_unit_test(no_records),
+        cmocka_unit_test(header_longer_than_input),
+        cmocka_unit_test(other_delimiter),
         cmocka_unit_test(fd_from_offset),
         cmocka_unit_test(defaults_same_output),
         cmocka_unit_test(head_property),
