@@ -134,3 +134,17 @@ RF_API int rf_records_add_fd(rf_records *r, int fd)
     int more;
     return rf_records_add_fd_max(r, fd, SIZE_MAX, &more);
 }
+
+RF_API int rf_records_add_bytes(rf_records *r, const void *bytes, size_t len)
+{
+    if (len == 0)
+        return 0;
+    int e = rf_records_seal_(r);
+    if (!e)
+        e = rf_records_reserve_(r, len);
+    if (e)
+        return e;
+    memcpy(r->buf_ + r->size, bytes, len);
+    r->size += len;
+    return r->lazy_ ? 0 : rf_records_scan_(r);
+}
