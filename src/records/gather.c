@@ -91,10 +91,10 @@ static int write_serial(const rf_records *r, const uint64_t *offs, size_t count,
         return rf_records_write(r, offs, count, w);
     for (size_t done = 0; done < count && !w->err;) {
         const size_t k = count - done < SERIAL_STEP ? count - done : SERIAL_STEP;
-        rf_records_write(r, offs + done, k, w);
+        if (rf_records_write(r, offs + done, k, w) != 0)
+            break;
         done += k;
-        if (!w->err)
-            progress(ctx, done);
+        progress(ctx, done);
     }
     return w->err;
 }
@@ -220,13 +220,14 @@ static void *worker_main(void *arg)
 /* ------------------------------------------------------------------------ */
 
 /* Write the gathered slice in s, then the records it could not take.  Not
- * under the lock. */
-static void write_slice(struct gather *g, const struct slot *s, rf_writer *w)
+ * under the lock.  Returns w->err. */
+static int write_slice(struct gather *g, const struct slot *s, rf_writer *w)
 {
     if (s->len)
         rfi_writer_direct(w, s->buf, s->len);
     if (s->done < s->n)
-        rf_records_write(g->r, g->offs + s->first + s->done, s->n - s->done, w);
+        return rf_records_write(g->r, g->offs + s->first + s->done, s->n - s->done, w);
+    return w->err;
 }
 
 static void drive(struct gather *g, rf_writer *w, rf_records_progress_fn *progress, void *ctx)
@@ -237,9 +238,9 @@ static void drive(struct gather *g, rf_writer *w, rf_records_progress_fn *progre
         struct slot *s = &g->slots[k % g->nslots];
         if (s->ready && s->slice == k) {
             pthread_mutex_unlock(&g->mu);
-            write_slice(g, s, w);
+            const int err = write_slice(g, s, w);
             done = s->first + s->n;
-            if (progress && !w->err)
+            if (progress && !err)
                 progress(ctx, done);
             pthread_mutex_lock(&g->mu);
             s->ready = 0;

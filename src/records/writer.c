@@ -142,7 +142,8 @@ RF_API int rf_records_write(const rf_records *r, const uint64_t *offs, size_t co
         if (count == 0)
             break;
         if (w->len > 0) { /* the next record may fit in an empty buffer */
-            rf_writer_flush(w);
+            if (rf_writer_flush(w) != 0)
+                break;
             continue;
         }
         put_long(r, offs[0], w);
