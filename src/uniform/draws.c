@@ -1,7 +1,7 @@
 /* The Fisher-Yates draw schedule, specialised per generator so that each hot
  * loop keeps the generator state in locals: stores into the caller's array
- * cannot alias it, and the compiler keeps it in registers (the issue's
- * "state reached through a pointer can alias the array and force reloads"). */
+ * cannot alias it, and the compiler keeps it in registers (state reached
+ * through a pointer could alias the array and force a reload per step). */
 #include "bounded_internal.h"
 #include "rng/word_local.h"
 

@@ -332,7 +332,8 @@ static void bucketing_does_not_matter(void **state)
     free(orig);
 }
 
-/* Pinned keys: changing them is a new stream version (DESIGN.md 4). */
+/* Pinned keys: the keyed order is part of the stream contract, so changing
+ * them is a new stream version. */
 static void golden_keys(void **state)
 {
     (void)state;
