@@ -173,7 +173,7 @@ RF_API RF_NODISCARD int rf_writer_flush(rf_writer *w);
  * every record is a cache miss, and overlapping them is what makes the gather
  * fast.  Returns w->err. */
 RF_API RF_NODISCARD int rf_records_write(const rf_records *r, const uint64_t *offs, size_t count,
-                            rf_writer *w);
+                                         rf_writer *w);
 
 /* Progress of rf_records_write_threads: the first `done` records of the call
  * are written (handed to the writer in order).  Called on the calling thread. */
@@ -210,11 +210,11 @@ typedef void rf_records_progress_fn(void *ctx, size_t done);
  * own threads; every write, hence any SIGPIPE, is the calling thread's.  A
  * SIGBUS from a mapped input that shrank may arrive on a worker.
  *
- * Speed: on two cores the gather takes a little over half the serial time;
- * riffle's documentation (BENCHMARKS_CLI.md) has the measurements. */
-RF_API RF_NODISCARD int rf_records_write_threads(const rf_records *r, const uint64_t *offs, size_t count,
-                                    rf_writer *w, unsigned threads,
-                                    rf_records_progress_fn *progress, void *ctx);
+ * Speed: measurements against rf_records_write are in riffle's
+ * documentation (BENCHMARKS_CLI.md). */
+RF_API RF_NODISCARD int rf_records_write_threads(const rf_records *r, const uint64_t *offs,
+                                                 size_t count, rf_writer *w, unsigned threads,
+                                                 rf_records_progress_fn *progress, void *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* Atomic output file                                                       */
