@@ -1,5 +1,5 @@
 /*
- * io_gather.c -- rf_records_write on several threads (include/riffle_io.h,
+ * gather.c -- rf_records_write on several threads (include/riffle_io.h,
  * "Buffered output").
  *
  * The serial gather is bound by memory latency: each shuffled record is a
@@ -10,7 +10,7 @@
  * slice order with write(2) straight from the buffer, and gathers a slice
  * itself whenever the next one to write is not ready yet.  So T threads run
  * on T cores and none of them only waits (a writer thread of its own beside
- * T workers was slower on 2 CPUs, see below).  The bytes are those of
+ * T workers was slower on 2 CPUs: docs/BENCHMARKS_CLI.md).  The bytes are those of
  * rf_records_write; only the write(2) calls differ.
  *
  * Slices.  A slice is a run of records aimed at `target` output bytes
@@ -34,8 +34,8 @@
  * k - 2T is written: every thread can gather one slice ahead of the
  * writes.  One mutex and two condition variables guard the slots; the
  * calling thread sleeps only when it can neither write nor claim, and a
- * worker only when every slot is taken: gathering 1 GB to /dev/null on 2
- * threads made 37 context switches (5,500 with a writer thread of its own).
+ * worker only when every slot is taken, so context switches stay few (far
+ * fewer than with a writer thread of its own: docs/BENCHMARKS_CLI.md).
  *
  * Signals.  Workers start with every signal blocked except the synchronous
  * ones a fault raises in the faulting thread (SIGBUS from a mapped input
@@ -45,19 +45,9 @@
  * come from the writes, which are all the calling thread's, as with
  * rf_records_write.
  *
- * Sizes, measured for the gather alone (a 1 GB file of ~50-byte lines, all
- * 19.6 M records in a random order, written to /dev/null; 2-CPU VM shared
- * with other jobs, each run started when the machine was >= 85% idle,
- * medians of 3-5 runs): serial 0.59-0.61 s; 2 threads with 1 MiB buffers
- * 0.33-0.37 s (buffers of 256 KiB 0.43 s, 512 KiB 0.41, 2 MiB 0.42,
- * 4 MiB 0.43); 2 workers plus a writer thread 0.36 s against 0.33 s in
- * paired runs; prefetching 12 to 48 records ahead made no difference,
- * prefetching one line per record instead of two 0.47 s.  Writing to a new
- * file on disk: serial 0.77-0.81 s, 2 threads at best 0.43 s (medians
- * 0.66-0.71 s: the machine was rarely quiet for the whole run).  These
- * figures predate the 64-byte AVX2 copy of rfi_records_fill (io_writer.c),
- * which took the CLI's write phase of the same shuffle from 0.45 s to
- * 0.35 s in paired runs.
+ * Sizes: 1 MiB buffers were the fastest of 256 KiB to 4 MiB on the gather
+ * alone; the measurements (buffer sizes, a writer thread, prefetch
+ * distances, serial against two threads) are in docs/BENCHMARKS_CLI.md.
  */
 #include <pthread.h>
 #include <signal.h>
