@@ -249,7 +249,7 @@ static void run_lemire_ref(void *state, uint64_t *a, size_t n)
 }
 
 /* batch-ref: a bench-local copy of the draw schedule that rf_shuffle uses
- * (riffle.h, "Shuffles"; the batch lengths are src/bounded_internal.h's
+ * (riffle.h, "Shuffles"; the batch lengths are src/uniform/bounded_internal.h's
  * rfi_batch_len), written for speed, to show what the schedule can cost.
  * Step t swaps a[t] with a[t + d_t], d_t uniform in [0, b) for b = n - t.  A
  * batch takes k consecutive bounds b, b-1, ..., b-k+1 from one 64-bit word

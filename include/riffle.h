@@ -145,12 +145,12 @@ typedef struct rf_pcg64 {
 } rf_pcg64;
 
 /* A caller-provided source, for replaying recorded draws, enumerating every
- * draw sequence in exact fairness tests (as riffle's own tests do), or plugging in
- * another generator.  `next64` gives raw words (needed by rf_rng_next64 and
- * rf_double).  If `below` is non-NULL, every bounded draw of every algorithm --
- * single or batched -- calls below(ctx, n) once, in algorithm order, and must
- * return a value in [0, n); if it is NULL, bounded draws are made from next64
- * words exactly as for the built-in generators. */
+ * draw sequence in exact fairness tests (as riffle's own tests do), or
+ * plugging in another generator.  `next64` gives raw words (needed by
+ * rf_rng_next64 and rf_double).  If `below` is non-NULL, every bounded draw of
+ * every algorithm -- single or batched -- calls below(ctx, n) once, in
+ * algorithm order, and must return a value in [0, n); if it is NULL, bounded
+ * draws are made from next64 words exactly as for the built-in generators. */
 typedef struct rf_source {
     uint64_t (*next64)(void *ctx);
     uint64_t (*below)(void *ctx, uint64_t n);
@@ -433,14 +433,15 @@ RF_API RF_NODISCARD rf_status rf_below_batch(rf_rng *g, const uint64_t *bounds, 
 /* The shuffle is Fisher-Yates in Durstenfeld's in-place form, front to back:
  *     for t = 0 .. n-2:  j = t + below(n - t);  swap(a[t], a[j])
  * so every one of the n! orderings is equally likely (checked by exact
- * enumeration of every draw sequence in riffle's tests).  The bounds n, n-1, ..., 2 are drawn in
- * batches of up to 6 per 64-bit word (Brackett-Rozinsky & Lemire 2024), which
- * is what makes it fast; the batch schedule is part of the stream contract.
- * Because position t is final after step t, the first k elements after
- * rf_shuffle_partial(g, a, n, k, ...) are exactly those rf_shuffle would have
- * put there from the same generator state: "-n K" is the head of the full
- * shuffle.  The same draws are used for every element size and for the
- * callback form, so a seed gives the same permutation whatever is shuffled. */
+ * enumeration of every draw sequence in riffle's tests).  The bounds n down to
+ * 2 are drawn in batches of up to 6 per 64-bit word (Brackett-Rozinsky &
+ * Lemire 2024), which is what makes it fast; the batch schedule is part of the
+ * stream contract.  Because position t is final after step t, the first k
+ * elements after rf_shuffle_partial(g, a, n, k, ...) are exactly those
+ * rf_shuffle would have put there from the same generator state: "-n K" is the
+ * head of the full shuffle.  The same draws are used for every element size and
+ * for the callback form, so a seed gives the same permutation whatever is
+ * shuffled. */
 
 /* Shuffle n elements of `size` bytes at base.  Fast paths for 4- and 8-byte
  * elements; any other size works (size 0 or n < 2 is a no-op that draws

@@ -49,7 +49,7 @@ static size_t chunk_count(size_t n)
 }
 
 /* The n elements, then (64-byte aligned) one worker's area, the bucket
- * boundaries and the chunk table: src/shuffle_parallel.c lays it out. */
+ * boundaries and the chunk table: src/permute/parallel.c lays it out. */
 size_t rfi_bucket_scratch_size(size_t n, size_t size, size_t nb)
 {
     if (nb <= 1)
@@ -568,7 +568,7 @@ static COLD void put_cold(unsigned char **pos, unsigned char *const *lo, unsigne
             }                                                                   \
         }                                                                       \
     }
-/* ChaCha20 keeps only its read position local (src/word_local.h). */
+/* ChaCha20 keeps only its read position local (src/rng/word_local.h). */
 #define CC_INIT {&sub.u.chacha, sub.u.chacha.avail}
 SCATTER_FUSED(fused_w4_xoshiro, 4, rf_xoshiro, sub.u.xoshiro, rf_xoshiro_next64)
 SCATTER_FUSED(fused_w8_xoshiro, 8, rf_xoshiro, sub.u.xoshiro, rf_xoshiro_next64)

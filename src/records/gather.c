@@ -4,13 +4,13 @@
  *
  * The serial gather is bound by memory latency: each shuffled record is a
  * cache and TLB miss, and one core keeps only so many in flight.  So the
- * records are cut into consecutive slices, which T threads (T - 1 workers
- * and the calling thread) gather, each into a buffer of its own
- * (rfi_records_fill); the calling thread writes the gathered buffers in
- * slice order with write(2) straight from the buffer, and gathers a slice
- * itself whenever the next one to write is not ready yet.  So T threads run
- * on T cores and none of them only waits (a writer thread of its own beside
- * T workers was slower on 2 CPUs: docs/BENCHMARKS_CLI.md).  The bytes are those of
+ * records are cut into consecutive slices, which T threads (T - 1 workers and
+ * the calling thread) gather, each into a buffer of its own
+ * (rfi_records_fill); the calling thread writes the gathered buffers in slice
+ * order with write(2) straight from the buffer, and gathers a slice itself
+ * whenever the next one to write is not ready yet.  So T threads run on T cores
+ * and none of them only waits (a writer thread of its own beside T workers was
+ * slower on 2 CPUs: docs/BENCHMARKS_CLI.md).  The bytes are those of
  * rf_records_write; only the write(2) calls differ.
  *
  * Slices.  A slice is a run of records aimed at `target` output bytes

@@ -1,5 +1,5 @@
 /*
- * io_input.c -- reading an input into a record set: mmap(2) for a single
+ * input.c -- reading an input into a record set: mmap(2) for a single
  * regular file (no copy; the page cache is the buffer), large read(2) calls
  * into a growing heap block for everything else.
  */

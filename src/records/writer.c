@@ -1,7 +1,7 @@
 /*
- * io_writer.c -- buffered output to a file descriptor, and the gather that
+ * writer.c -- buffered output to a file descriptor, and the gather that
  * writes records in shuffled order (the records layer, include/riffle_io.h).
- * The threaded gather (io_gather.c) fills its buffers with rfi_records_fill,
+ * The threaded gather (gather.c) fills its buffers with rfi_records_fill,
  * the same loop as rf_records_write's.
  */
 #include <errno.h>

@@ -61,7 +61,7 @@ static void test_lexicographic_enumeration(void **state)
                 assert_true(lex_less(prev, p, n));
             assert_int_equal(rf_rank_u64(p, n, &rank, NULL), RF_OK);
             assert_true(rank == r);
-            assert_true(rf_test_perm_rank(p, n) == r); /* tests/scripted.c's count */
+            assert_true(rf_test_perm_rank(p, n) == r); /* tests/lib/scripted.c's count */
             memcpy(prev, p, sizeof p);
         }
         assert_int_equal(rf_unrank_u64(f, n, p), RF_ERANGE);
