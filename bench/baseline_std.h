@@ -3,8 +3,9 @@
  *
  * bench_core.c compares riffle with std::shuffle driven by std::mt19937_64, the
  * shuffle a C++ programmer reaches for.  baseline_std.cpp implements these
- * functions with g++ -O2 (the issue pins the flags: std::shuffle is ~9.3 ns per
- * element at -O2 and ~6.7 at -O3 on this machine's kind).  Built only when a
+ * functions with g++ -O2, the flags the speed targets are defined with (the
+ * baseline is flag-sensitive: -O3 makes std::shuffle faster; figures in
+ * docs/BENCHMARKS.md).  Built only when a
  * C++ compiler is present; bench_core.c is then compiled with BENCH_HAVE_STD.
  * These names are bench-internal: they are never part of libriffle.
  */

@@ -1,7 +1,7 @@
 /*
- * bench_big.c -- shuffling arrays far larger than the caches (issue 4, "Large
- * arrays in memory").  A benchmark, not a test: it prints figures and the
- * issue's targets with PASS/MISS and never fails on a missed target (only on
+ * bench_big.c -- shuffling arrays far larger than the caches.  A benchmark,
+ * not a test: it prints figures and the large-array speed targets with
+ * PASS/MISS and never fails on a missed target (only on
  * a broken shuffle).
  *
  * One run, 8-byte elements, n = 10^7 (10^8 with --big or BIG=1 in the

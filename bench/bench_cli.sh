@@ -2,7 +2,7 @@
 # bench_cli.sh -- the riffle program against GNU shuf and sort -R, in one run.
 #
 # Usage: bench/bench_cli.sh [BUILD_DIR]        (default: build)
-#   BIG=1      also the ~1 GB file (the target size)
+#   BIG=1      also the ~1 GB file (the size the targets are set for)
 #   REPS=N     runs per measurement, the median is reported (default 3)
 #   SORT_R=0   skip sort -R (slow: tens of seconds on the 1 GB file)
 #   KEEP=1     keep the generated files in $TMPDIR (default /tmp)

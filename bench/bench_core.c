@@ -1,7 +1,7 @@
 /*
- * bench_core.c -- how fast riffle shuffles, against what people use today
- * (issue 2, "Speed").  A benchmark, not a test: it prints figures and the
- * issue's targets with PASS/MISS, and never fails on a missed target.
+ * bench_core.c -- how fast riffle shuffles, against what people use today.
+ * A benchmark, not a test: it prints figures and the speed targets with
+ * PASS/MISS, and never fails on a missed target.
  *
  * Measured, in ns per element / per draw:
  *   - rf_shuffle_u64 on 8-byte elements with xoshiro256++, PCG64 and ChaCha20
@@ -249,7 +249,7 @@ static void run_lemire_ref(void *state, uint64_t *a, size_t n)
 }
 
 /* batch-ref: a bench-local copy of the draw schedule that rf_shuffle uses
- * (riffle.h, "Shuffles"; the batch lengths are src/bounded_internal.h's
+ * (riffle.h, "Shuffles"; the batch lengths are src/uniform/bounded_internal.h's
  * rfi_batch_len), written for speed, to show what the schedule can cost.
  * Step t swaps a[t] with a[t + d_t], d_t uniform in [0, b) for b = n - t.  A
  * batch takes k consecutive bounds b, b-1, ..., b-k+1 from one 64-bit word
@@ -675,7 +675,7 @@ static void measure_draws(const options *o, const drawer *ds, int nd, double *me
 }
 
 /* ------------------------------------------------------------------------ */
-/* Targets (issue 2): informational PASS/MISS                               */
+/* Targets: informational PASS/MISS                                        */
 /* ------------------------------------------------------------------------ */
 
 static void print_target(const char *what, double value, const char *unit, int pass,
@@ -699,12 +699,12 @@ static void print_speedup_target(const options *o, const contender *cs, int nc,
 }
 
 /* med[i]: median ns per draw of ds[i]; the drawers with a `target` label are
- * the bounded draws on xoshiro256++ that the issue's < 2 ns target is about. */
+ * the bounded draws on xoshiro256++ that the < 2 ns target is about. */
 static void print_targets(const options *o, const contender *cs, int nc,
                           const shuffle_result *res, const drawer *ds, int nd,
                           const double *med)
 {
-    printf("\ntargets (issue 2; informational, never fails the build)\n");
+    printf("\ntargets (informational, never fails the build)\n");
     print_speedup_target(o, cs, nc, res, 10000);
     print_speedup_target(o, cs, nc, res, 1000000);
     for (int i = 0; i < nd; i++)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench_external.sh -- issue 4's external-memory benchmark, in one run: riffle
+# bench_external.sh -- the external-memory benchmark, in one run: riffle
 # with a --memory limit below the file size against terashuf at the same limit,
 # against riffle's own in-memory run, GNU shuf and sort -R.
 #
@@ -34,7 +34,7 @@
 # order-independent sum of 64-bit line hashes (a small C helper, ~1 s per GB;
 # sorting 4 GB to compare would take minutes).  A row that fails (e.g. a
 # terashuf build that cannot allocate its buffer) is reported with its message
-# and the run goes on.  Then the ratios the issue sets targets for ("a small
+# and the run goes on.  Then the ratios the targets are about ("a small
 # constant" above the memory limit is taken as 64 MiB: the program, its
 # libraries and I/O buffers).  A benchmark, not a test: a missed target never
 # fails the script.
@@ -293,7 +293,7 @@ sed 's/^/    /' "$dir/files"
 echo "Commands (sh; IN = the file, T = a fresh empty directory, also TMPDIR; output to a file):"
 sed 's/^/    /' "$dir/commands"
 echo
-echo "Ratios (issue 4 targets; n/a: a row failed or was not run):"
+echo "Ratios against the targets (n/a: a row failed or was not run):"
 for f in 1 4; do
     [ $f = 4 ] && [ "${BIG:-1}" != 1 ] && continue
     [ $f = 1 ] && label="small file" || label="big file"
@@ -316,7 +316,7 @@ for f in 1 4; do
     fi
 done
 t=$(ratio "$(get wall shuf1)" "$(get wall mem1)")
-echo "- small file: GNU shuf time / riffle in-memory time: $t (issue 3 target >= 5 with output to /dev/null: bench_cli.sh)"
+echo "- small file: GNU shuf time / riffle in-memory time: $t (target >= 5 with output to /dev/null: bench_cli.sh)"
 echo
 echo "load average after: $(bench_load)"
 rm -f "$dir/commands" "$dir/files" "$dir/stop" "$dir/disk" "$dir/time" "$dir/times" "$dir/err" "$sigc" "$linesig"

@@ -1,6 +1,6 @@
-/* bench_perm -- nanoseconds per index of rf_perm (issue 6: "ns per p(i) at
- * N = 10^9 and 2^64 - 59, against a table lookup after a Fisher-Yates where
- * it fits; target under 20 ns per index").
+/* bench_perm -- nanoseconds per index of rf_perm at N = 10^9 and 2^64 - 59,
+ * against a table lookup after a Fisher-Yates where it fits (target: under
+ * 20 ns per index).
  *
  * For each cipher mode and domain it times rf_perm_at over consecutive
  * indices (one call per index) and rf_perm_at_range (the "riffle -i LO-HI"

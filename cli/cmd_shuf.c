@@ -23,7 +23,7 @@
 #include "cleanup.h"
 #include "output.h"
 #include "progress.h"
-#include "engine.h"
+#include "shuf_engine.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
 #include "shuf.h"

@@ -25,8 +25,8 @@
  * Stream contract: for a given generator kind, key and stream number, the words
  * produced by rf_rng_next64() and the results of every shuffle, partial shuffle,
  * deal and bounded draw below are fixed across versions, machines, compilers and
- * element sizes.  They are pinned by golden tests (tests/test_golden.c); changing
- * them is a major version.
+ * element sizes.  They are pinned by riffle's golden tests; changing them is a
+ * major version.
  */
 #ifndef RIFFLE_H
 #define RIFFLE_H
@@ -146,12 +146,12 @@ typedef struct rf_pcg64 {
 } rf_pcg64;
 
 /* A caller-provided source, for replaying recorded draws, enumerating every
- * draw sequence in exact fairness tests (see tests/scripted.h), or plugging in
- * another generator.  `next64` gives raw words (needed by rf_rng_next64 and
- * rf_double).  If `below` is non-NULL, every bounded draw of every algorithm --
- * single or batched -- calls below(ctx, n) once, in algorithm order, and must
- * return a value in [0, n); if it is NULL, bounded draws are made from next64
- * words exactly as for the built-in generators. */
+ * draw sequence in exact fairness tests (as riffle's own tests do), or
+ * plugging in another generator.  `next64` gives raw words (needed by
+ * rf_rng_next64 and rf_double).  If `below` is non-NULL, every bounded draw of
+ * every algorithm -- single or batched -- calls below(ctx, n) once, in
+ * algorithm order, and must return a value in [0, n); if it is NULL, bounded
+ * draws are made from next64 words exactly as for the built-in generators. */
 typedef struct rf_source {
     uint64_t (*next64)(void *ctx);
     uint64_t (*below)(void *ctx, uint64_t n);
@@ -433,15 +433,16 @@ RF_API RF_NODISCARD rf_status rf_below_batch(rf_rng *g, const uint64_t *bounds, 
 
 /* The shuffle is Fisher-Yates in Durstenfeld's in-place form, front to back:
  *     for t = 0 .. n-2:  j = t + below(n - t);  swap(a[t], a[j])
- * so every one of the n! orderings is equally likely (proven by exact
- * enumeration in tests/test_shuffle.c).  The bounds n, n-1, ..., 2 are drawn in
- * batches of up to 6 per 64-bit word (Brackett-Rozinsky & Lemire 2024), which
- * is what makes it fast; the batch schedule is part of the stream contract.
- * Because position t is final after step t, the first k elements after
- * rf_shuffle_partial(g, a, n, k, ...) are exactly those rf_shuffle would have
- * put there from the same generator state: "-n K" is the head of the full
- * shuffle.  The same draws are used for every element size and for the
- * callback form, so a seed gives the same permutation whatever is shuffled. */
+ * so every one of the n! orderings is equally likely (checked by exact
+ * enumeration of every draw sequence in riffle's tests).  The bounds n down to
+ * 2 are drawn in batches of up to 6 per 64-bit word (Brackett-Rozinsky &
+ * Lemire 2024), which is what makes it fast; the batch schedule is part of the
+ * stream contract.  Because position t is final after step t, the first k
+ * elements after rf_shuffle_partial(g, a, n, k, ...) are exactly those
+ * rf_shuffle would have put there from the same generator state: "-n K" is the
+ * head of the full shuffle.  The same draws are used for every element size and
+ * for the callback form, so a seed gives the same permutation whatever is
+ * shuffled. */
 
 /* Shuffle n elements of `size` bytes at base.  Fast paths for 4- and 8-byte
  * elements; any other size works (size 0 or n < 2 is a no-op that draws
@@ -453,9 +454,10 @@ RF_API RF_NODISCARD rf_status rf_below_batch(rf_rng *g, const uint64_t *bounds, 
  * where speed matters more than that head property, call
  * rf_shuffle_parallel(g, a, n, size, 0, scratch): it chooses by size itself --
  * plain Fisher-Yates (rf_shuffle on a substream) up to 2^17 elements, the
- * cache-aware bucket method on every core beyond -- and is 2.7x faster than
- * rf_shuffle single-threaded at 10^8 8-byte elements (docs/BENCHMARKS_BIG.md);
- * its output is the same for every thread count and machine. */
+ * cache-aware bucket method on every core beyond -- and is much faster than
+ * rf_shuffle on arrays far beyond the caches, even on one thread (figures:
+ * riffle's documentation, BENCHMARKS_BIG.md); its output is the same for
+ * every thread count and machine. */
 RF_API void rf_shuffle(rf_rng *g, void *base, size_t n, size_t size);
 /* Typed forms (same permutation as rf_shuffle for the same generator state). */
 RF_API void rf_shuffle_u32(rf_rng *g, uint32_t *a, size_t n);
@@ -482,17 +484,18 @@ RF_API void rf_shuffle_partial(rf_rng *g, void *base, size_t n, size_t k, size_t
  * machines", IPL 1998) avoids that: every element gets an independent uniform
  * bucket out of B, the elements are scattered into their buckets (input order
  * kept inside a bucket), and each bucket -- small enough for the L2 cache --
- * is copied back to its place and shuffled there with rf_shuffle.  Every one of the n! orderings
- * is exactly equally likely (proof in src/shuffle_bucket.c; exact enumeration
- * in tests/test_bucket.c).  It is a different permutation from rf_shuffle's
- * for the same generator state.
+ * is copied back to its place and shuffled there with rf_shuffle.  Every one
+ * of the n! orderings is exactly equally likely (the proof is in riffle's
+ * documentation, proofs.md; riffle's tests check it by exact enumeration).
+ * It is a different permutation from rf_shuffle's for the same generator
+ * state.
  *
  * Output contract: the permutation is a function of the generator state and n
  * only -- not of the element size, the thread count, the machine or its cache
  * sizes.  B = 2^k with k the smallest integer >= 0 such that n <= 2^(17+k),
  * at most 2^12 = 4096 (buckets of at most 2^17 elements -- 1 MiB of 8-byte
  * elements, about half of a 2 MiB L2 -- up to n = 2^29).  The random numbers
- * (part of the stream contract, pinned by tests/test_bucket.c):
+ * (part of the stream contract, pinned by riffle's tests):
  *   - key = 32 bytes of rf_rng_fill(g): g advances by exactly 4 words;
  *   - the buckets of elements [b*2^16, (b+1)*2^16) (block b) come from the
  *     substream rf_rng_init(kind, key, stream = b): each 64-bit word gives
@@ -517,7 +520,7 @@ RF_API size_t rf_shuffle_bucket_scratch_size(size_t n, size_t size);
  * do not overlap base, any alignment, contents ignored and left unspecified;
  * or NULL, and the library maps its own (with huge pages where the kernel
  * offers them) and unmaps it before returning -- convenient, but faulting in
- * fresh memory can cost more than the shuffle itself (docs/BENCHMARKS_BIG.md):
+ * fresh memory can cost more than the shuffle itself (BENCHMARKS_BIG.md):
  * reuse one buffer for repeated large shuffles.  Allocates nothing else,
  * except 2n bytes for an RF_RNG_SOURCE generator.  Returns RF_OK; RF_ENOMEM
  * if a needed allocation fails, RF_ERANGE if the scratch size overflows (both
@@ -544,13 +547,14 @@ RF_API RF_NODISCARD rf_status rf_shuffle_parallel(rf_rng *g, void *base, size_t 
 
 /* The order the riffle program gives records: one definition that a single
  * in-memory sort, many threads, or an external sort over temporary bucket
- * files all compute exactly alike (DESIGN.md principles 3 and 4).
+ * files all compute exactly alike, because it depends on the keys alone and
+ * never on how the work is split.
  *
  * Item i (i = 0, 1, 2, ... in input order) gets a 64-bit key k_i, and the
  * items are put in increasing key order.  Items with equal keys -- a tie,
  * rare: about n^2 / 2^65 pairs among n items -- are put in a uniformly random
  * order of their own.  The random numbers (part of the stream contract,
- * pinned by tests/test_keyed.c and tests/cli_seed.bats):
+ * pinned by riffle's tests):
  *   - K = BLAKE2b-256("riffle/keyed/key" || key), T = BLAKE2b-256(
  *     "riffle/keyed/tie" || key), as rf_seed_string derives keys;
  *   - k_i = word (i mod 2^16) of rf_rng_init(kind, K, stream = i / 2^16):
@@ -559,26 +563,13 @@ RF_API RF_NODISCARD rf_status rf_shuffle_parallel(rf_rng *g, void *base, size_t 
  *   - the items of a tie with key v, taken in input order, are shuffled by
  *     rf_shuffle with rf_rng_init(kind, T, stream = v).
  *
- * Why every one of the n! orders is exactly equally likely (for ideal
- * generators): the keys are independent and identically distributed, so
- * their joint law is unchanged when the items are relabelled; sorting
- * depends on the key values only, and a tie's order is uniform whatever
- * order its items came in (rf_shuffle is uniform).  So the output order of
- * any relabelling has the same law as the original's, i.e. all orders are
- * equally likely.  Exact enumeration with short keys and every tie draw in
- * tests/test_keyed.c checks it, ties included.
- *
- * This is the bucket shuffle of principle 3 at every scale at once: the top
- * b bits of a key are a uniform bucket among 2^b, and the order inside a
- * bucket depends on that bucket's items only.  So an engine may scatter items
- * into 2^b buckets by the top bits of their keys (keeping input order inside
- * each bucket), order each bucket with rf_keyed_sort, and concatenate: the
- * output is identical for every b.  And the first k items of the order are
- * the k smallest keys: "-n K" needs O(K) memory.
- *
- * Compared with rf_shuffle on an array of n records, it costs the same n
- * random words and a radix sort instead of n random swaps; it is what lets a
- * file larger than memory be shuffled to the same output as in memory. */
+ * Every one of the n! orders is exactly equally likely (for ideal
+ * generators).  Scattering items into 2^b buckets by the top b bits of their
+ * keys (input order kept inside each bucket), ordering each bucket with
+ * rf_keyed_sort and concatenating gives the same output for every b, so a
+ * file larger than memory is shuffled to the same output as in memory.  The
+ * first k items of the order are the k smallest keys.  Why all this holds:
+ * riffle's documentation (keyed-order.md). */
 
 /* An item to order: its key and the caller's value (an offset, an index). */
 typedef struct rf_keyed {
@@ -647,14 +638,11 @@ RF_API RF_NODISCARD rf_status rf_keyed_sort(const rf_keyed_order *o, rf_keyed *a
  * keys(ctx, first, out, n) must write the keys of items first .. first+n-1
  * to out and return RF_OK (or any other status, which stops the work and is
  * returned); it is called from several threads at once, on disjoint ranges.
- * How (src/keyed_index.c): the keys are read twice -- a histogram of their
- * top bits, then a scatter of 8-byte entries (the item number low, as many
- * key bits as fit above it) into those buckets; each bucket is sorted as
- * plain numbers; runs whose kept key bits are all equal (a few per million
- * items) get their full keys in one more pass and go through rf_keyed_sort.
- * The order is exactly rf_keyed_sort's (tests/test_keyed.c), for every thread
- * count (0 = one per online CPU).  keys is asked for whole blocks of 2^16
- * items (first a multiple of 2^16) except at the end.  Allocates about
+ * The keys are read twice (a histogram of their top bits, then a scatter
+ * into those buckets; keyed-order.md describes the method).  The order is
+ * exactly rf_keyed_sort's, for every thread count (0 = one per online CPU).
+ * keys is asked for whole blocks of 2^16 items (first a multiple of 2^16)
+ * except at the end.  Allocates about
  * 1.5 MiB per thread of tables besides idx.  Returns RF_OK, RF_ENOMEM,
  * RF_ECRYPTO, or the status of a failed keys call. */
 typedef rf_status (*rf_keyed_keys_fn)(void *ctx, uint64_t first, uint64_t *out, size_t n);
@@ -673,7 +661,7 @@ RF_API RF_NODISCARD rf_status rf_keyed_index(const rf_keyed_order *o, uint64_t m
  * in all -- no table of offsets beside the order, and no random lookup in one
  * afterwards.  Fewer key bits fit beside a wider value (vmax of 2^30 leaves
  * 34 + the bucket bits), so near ties are more frequent but stay rare.
- * Same order as rf_keyed_index for every thread count (tests/test_keyed.c).
+ * Same order as rf_keyed_index for every thread count.
  * Returns as rf_keyed_index, RF_EINVAL for vals == NULL, or RF_EINVAL when a
  * block's values came out different the second time. */
 typedef rf_status (*rf_keyed_vals_fn)(void *ctx, uint64_t first, uint64_t *out, size_t n);

@@ -134,11 +134,14 @@ typedef void rf_engine_progress_fn(void *ctx, rf_engine_phase phase, uint64_t do
 
 /* Temporary files: the directory `dir` exists and the numbered files
  * dir/0 .. dir/(files - 1) may exist in it.  Called when the directory is
- * made (files 0) and again before each file is created, so a program that
- * removes them from a signal handler never misses one; called with dir NULL
- * once the directory and its files are gone.  The path is valid during the
- * call only. */
-typedef void rf_engine_temp_fn(void *ctx, const char *dir, unsigned long files);
+ * made (files 0; with this thread's signals blocked, so that a handler sees
+ * the directory only once the program has it) and again before each file is
+ * created, so a program that removes them from a signal handler never
+ * misses one; called with dir NULL once the directory and its files are
+ * gone.  The path is valid during the call only.  Returns 0, or an errno
+ * value to refuse (a program that cannot guard the path): the run then
+ * removes what it made and fails with RF_EIO. */
+typedef int rf_engine_temp_fn(void *ctx, const char *dir, unsigned long files);
 
 /* Fields may be set directly after rf_engine_options_init. */
 typedef struct rf_engine_options {

@@ -10,11 +10,15 @@
  * success or a positive errno value (ENOENT, EISDIR, ENOSPC, ENOMEM, ...), the
  * convention of the pthread functions, so the caller can print strerror(result).
  * The global errno is not part of the contract.  Nothing here prints or aborts.
+ * Every function that returns such a value is declared RF_NODISCARD, so a
+ * compiler that knows the attribute warns when a caller drops the result.
+ * The one deliberate exception is the writer's append functions
+ * (rf_writer_put and its kin): their first error sticks in the writer and is
+ * returned again by rf_writer_flush, which is checked once at the end.
  *
- * Threads: every object is caller-owned; one object, one thread at a time.  The
- * single exception is rf_atomic_guard_signals(), which installs process-wide
- * signal handlers (see there).  rf_records_write_threads() runs threads of its
- * own, only during the call.
+ * Threads: every object is caller-owned; one object, one thread at a time.
+ * Nothing here installs signal handlers or keeps process-wide state.
+ * rf_records_write_threads() runs threads of its own, only during the call.
  */
 #ifndef RIFFLE_IO_H
 #define RIFFLE_IO_H
@@ -83,25 +87,30 @@ RF_API void rf_records_defer_index(rf_records *r);
  * Returns 0, or an errno value: EISDIR for a directory, the read(2) error,
  * ENOMEM.  On error the set keeps what it held before the call.  Invalidates
  * offs (call rf_records_index again). */
-RF_API int rf_records_add_fd(rf_records *r, int fd);
+RF_API RF_NODISCARD int rf_records_add_fd(rf_records *r, int fd);
 
 /* rf_records_add_fd, but stop reading once the set holds `max` bytes or
  * more: then *more = 1 and fd is left positioned after the bytes read (the
  * caller may go on reading it; the set may end inside a record).  A regular
  * file is mapped only if it fits in `max`.  *more = 0 when fd reached its
  * end.  Errors as rf_records_add_fd. */
-RF_API int rf_records_add_fd_max(rf_records *r, int fd, size_t max, int *more);
+RF_API RF_NODISCARD int rf_records_add_fd_max(rf_records *r, int fd, size_t max, int *more);
+
+/* Append bytes[0..len) as one more input, copied: like rf_records_add_fd
+ * of a file holding them (a delimiter is inserted first when the set does
+ * not end with one).  Returns 0 or ENOMEM.  Invalidates offs. */
+RF_API int rf_records_add_bytes(rf_records *r, const void *bytes, size_t len);
 
 /* Append one record: bytes[0..len) followed by the delimiter.  The bytes should
  * not contain the delimiter (if they do, they become several records).
  * Returns 0 or ENOMEM.  Invalidates offs. */
-RF_API int rf_records_add_record(rf_records *r, const void *bytes, size_t len);
+RF_API RF_NODISCARD int rf_records_add_record(rf_records *r, const void *bytes, size_t len);
 
 /* Find the records: fills offs[0..n) and sets n.  One pass over the bytes
  * not yet searched (inputs that are read, not mapped, are searched slice by
  * slice as they arrive, while the bytes are still in cache).  Allocates the
  * offsets.  Returns 0 or ENOMEM.  Empty input has n = 0. */
-RF_API int rf_records_index(rf_records *r);
+RF_API RF_NODISCARD int rf_records_index(rf_records *r);
 
 /* Length of the record starting at offset `off` (a value of offs), excluding
  * its delimiter. */
@@ -151,22 +160,25 @@ typedef struct rf_writer {
 
 /* Write to fd through buf[0..cap), cap >= 1. */
 RF_API void rf_writer_init(rf_writer *w, int fd, void *buf, size_t cap);
-/* Append bytes[0..len).  Returns w->err (0 when all is well). */
+/* Append bytes[0..len).  Returns w->err (0 when all is well).  The append
+ * functions may be called without looking at their result: an error sticks
+ * in w->err and rf_writer_flush returns it. */
 RF_API int rf_writer_put(rf_writer *w, const void *bytes, size_t len);
 /* Append one byte. */
 RF_API int rf_writer_putc(rf_writer *w, unsigned char c);
 /* Append the decimal form of v. */
 RF_API int rf_writer_put_u64(rf_writer *w, uint64_t v);
-/* Write out what is buffered.  Returns w->err. */
-RF_API int rf_writer_flush(rf_writer *w);
+/* Write out what is buffered.  Returns w->err: the check for everything
+ * appended since rf_writer_init. */
+RF_API RF_NODISCARD int rf_writer_flush(rf_writer *w);
 
 /* Write the records starting at offs[0..count) of r, in that order, each
  * followed by r->delim (so an unterminated last record gets its delimiter).
  * Upcoming records are prefetched a few dozen ahead: with shuffled offsets
  * every record is a cache miss, and overlapping them is what makes the gather
  * fast.  Returns w->err. */
-RF_API int rf_records_write(const rf_records *r, const uint64_t *offs, size_t count,
-                            rf_writer *w);
+RF_API RF_NODISCARD int rf_records_write(const rf_records *r, const uint64_t *offs, size_t count,
+                                         rf_writer *w);
 
 /* Progress of rf_records_write_threads: the first `done` records of the call
  * are written (handed to the writer in order).  Called on the calling thread. */
@@ -203,15 +215,11 @@ typedef void rf_records_progress_fn(void *ctx, size_t done);
  * own threads; every write, hence any SIGPIPE, is the calling thread's.  A
  * SIGBUS from a mapped input that shrank may arrive on a worker.
  *
- * Speed (2-CPU VM shared with other jobs; a 1 GB file of 19.6 M lines of
- * ~50 bytes; medians of 4-5 runs, each started on an idle machine): the
- * whole `riffle --threads=2 --seed=1 FILE > /dev/null` took 1.15-1.19 s
- * with rf_records_write, 0.91-0.93 s with this (GNU shuf: 4.05 s); with
- * `-o FILE` on disk 1.79 s and 1.42 s.  The gather alone: 0.60 s serial,
- * 0.33-0.37 s on 2 threads (src/io_gather.c). */
-RF_API int rf_records_write_threads(const rf_records *r, const uint64_t *offs, size_t count,
-                                    rf_writer *w, unsigned threads,
-                                    rf_records_progress_fn *progress, void *ctx);
+ * Speed: measurements against rf_records_write are in riffle's
+ * documentation (BENCHMARKS_CLI.md). */
+RF_API RF_NODISCARD int rf_records_write_threads(const rf_records *r, const uint64_t *offs,
+                                                 size_t count, rf_writer *w, unsigned threads,
+                                                 rf_records_progress_fn *progress, void *ctx);
 
 /* ------------------------------------------------------------------------ */
 /* Atomic output file                                                       */
@@ -236,26 +244,18 @@ typedef struct rf_atomic_file {
 /* Create the temporary file (or open a non-regular path).  Allocates the
  * names.  Returns 0 or an errno value (ENOENT for a missing directory, EACCES,
  * ...); on error nothing is left behind. */
-RF_API int rf_atomic_open(rf_atomic_file *a, const char *path);
+RF_API RF_NODISCARD int rf_atomic_open(rf_atomic_file *a, const char *path);
 /* fsync, close, rename into place, and free.  Returns 0 or an errno value; on
  * error the temporary file is removed and path is left as it was. */
-RF_API int rf_atomic_commit(rf_atomic_file *a);
+RF_API RF_NODISCARD int rf_atomic_commit(rf_atomic_file *a);
 /* Close and remove the temporary file, leaving path as it was; free.  Safe
  * after a failed open or a commit (then a no-op). */
 RF_API void rf_atomic_abort(rf_atomic_file *a);
 
-/* The temporary file's name while a is open (for a program's own signal
- * cleanup, which may guard several files), or NULL when path is written in
- * place (a device, a FIFO) or after commit/abort. */
+/* The temporary file's name while a is open, or NULL when path is written in
+ * place (a device, a FIFO) or after commit/abort.  For a program's own signal
+ * cleanup, which may guard several files: the library installs no handlers. */
 RF_API const char *rf_atomic_temp_path(const rf_atomic_file *a);
-
-/* Remove a's temporary file if the process gets SIGINT, SIGTERM or SIGHUP,
- * then die of that signal as if unhandled (so the parent sees the real cause).
- * Process-wide: it installs handlers with sigaction(2), and only one file can
- * be guarded at a time; rf_atomic_commit and rf_atomic_abort stop the guard.
- * For programs, not for libraries that do not own the process.  Returns 0 or
- * an errno value. */
-RF_API int rf_atomic_guard_signals(const rf_atomic_file *a);
 
 #ifdef __cplusplus
 }

@@ -4,20 +4,18 @@
  *   LT_WORD          unsigned word type of W bits
  *   LT_MULHI(a,b,lo) high W bits of the 2W-bit product a*b; low W bits to *lo
  *   LT_NAME(x)       name mangling for this instantiation
- * The library instantiates it at 64 and 32 bits; tests/test_bounded.c at 8 and
+ * The library instantiates it at 64 and 32 bits; riffle's tests also at 8 and
  * 16 bits, where every possible word can be enumerated -- the same source text
- * proven exhaustively at small width.
+ * checked exhaustively at small width.
  *
- * Why it is exact (Lemire, "Fast Random Integer Generation in an Interval",
- * ACM TOMACS 2019; batched: Brackett-Rozinsky & Lemire, SPE 2024).  Let
- * P = b1*...*bk <= 2^W.  Multiplying the word x by b1 gives d1 = hi and a
- * leftover l1 = lo; multiplying l1 by b2 gives d2 and l2; and so on.  By
- * induction x*P = (d1*b2*...*bk + d2*b3*...*bk + ... + dk)*2^W + lk, so the
- * digits (d1..dk) are the mixed-radix form of D = floor(x*P / 2^W) and lk is
- * x*P mod 2^W.  Of the 2^W words, those with lk < t = 2^W mod P are rejected:
- * each value of D then keeps exactly floor(2^W / P) words, so D -- and hence
- * every digit tuple -- is uniform.  Since t < P, lk >= P accepts without the
- * division that computes t (the "nearly divisionless" part). */
+ * It is exact (Lemire, "Fast Random Integer Generation in an Interval", ACM
+ * TOMACS 2019; batched: Brackett-Rozinsky & Lemire, SPE 2024): with
+ * P = b1*...*bk <= 2^W, the digits taken from one word x are the mixed-radix
+ * form of floor(x*P / 2^W), and rejecting the words whose final leftover is
+ * below 2^W mod P leaves exactly floor(2^W / P) words for every digit tuple.
+ * Since 2^W mod P < P, a leftover >= P accepts without computing it (the
+ * "nearly divisionless" part).  The full derivation: riffle's documentation
+ * (proofs.md). */
 
 #ifndef RF_UNROLL_
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)

@@ -26,11 +26,11 @@
  * Randomness comes only from rf_below, rf_range and rf_double (riffle.h), so an
  * rf_source with a `below` callback scripts every bounded draw.  The integer
  * algorithms (rf_sample, rf_sample_subset, the rf_perm table) are exactly
- * uniform and proven so by exact enumeration (tests/test_sample.c,
- * tests/test_perm.c).  Three algorithms are inherently real-valued -- Vitter's
- * Algorithm D, Li's Algorithm L and A-ExpJ compute skip lengths and keys from
- * logarithms of uniform doubles -- so they are exact only up to the rounding of
- * IEEE doubles with 53-bit uniforms; they are tested statistically with fixed
+ * uniform, and riffle's tests check so by exact enumeration.  Three
+ * algorithms are inherently real-valued -- Vitter's Algorithm D, Li's
+ * Algorithm L and A-ExpJ compute skip lengths and keys from logarithms of
+ * uniform doubles -- so they are exact only up to the rounding of IEEE
+ * doubles with 53-bit uniforms; they are tested statistically with fixed
  * seeds.
  *
  * Stream contract: as in riffle.h, for a given key or generator state the
@@ -88,12 +88,12 @@ extern "C" {
  *     the reduced-round variant (the one Rust's and CPython's hash tables
  *     use); the designers' conservative choice is SipHash-2-4.  No practical
  *     attack on either as a PRF is known, but 1-3 has the smaller margin.
- *     Speed (docs/BENCHMARKS_PERM.md): the 8 rounds of one evaluation are 8
- *     dependent SipHash calls, so rf_perm_at costs about 60 ns per index on
- *     a 3.5 GHz x86-64; rf_perm_at_range evaluates independent indices side
- *     by side in vector lanes -- AVX-512F (16 lanes) or AVX2 (8 lanes),
- *     chosen at run time on x86-64, else 4 interleaved scalar lanes -- about
- *     12-14 ns per index with AVX-512F and 25 with AVX2 there.  Every path
+ *     Speed: the 8 rounds of one evaluation are 8 dependent SipHash calls,
+ *     so a single rf_perm_at is latency-bound; rf_perm_at_range evaluates
+ *     independent indices side by side in vector lanes -- AVX-512F (16
+ *     lanes) or AVX2 (8 lanes), chosen at run time on x86-64, else 4
+ *     interleaved scalar lanes -- and is several times cheaper per index
+ *     (figures: riffle's documentation, BENCHMARKS_PERM.md).  Every path
  *     computes the same function: results never depend on the CPU.
  *
  *   RF_PERM_MULTIPLY: the same network and cycle walking with 10 rounds of the
@@ -101,9 +101,8 @@ extern "C" {
  *     product (B xor K_r[0]) * (K_r[1] | 1).  This is the multiply-and-fold
  *     mixing of Philox (Salmon et al., "Parallel random numbers: as easy as 1,
  *     2, 3", SC 2011, whose 10-round multiply Feistel passes TestU01 BigCrush)
- *     and wyhash.  Statistically strong, about 5 times faster than SIPHASH
- *     in rf_perm_at (about as fast as SIPHASH's AVX-512F lanes in
- *     rf_perm_at_range: docs/BENCHMARKS_PERM.md), and NOT a cryptographic
+ *     and wyhash.  Statistically strong, much cheaper than SIPHASH in
+ *     rf_perm_at (BENCHMARKS_PERM.md has the figures), and NOT a cryptographic
  *     PRF: use it when nobody is trying to predict the order, SIPHASH when
  *     somebody might.
  *
@@ -133,13 +132,13 @@ extern "C" {
  * half swaps cancel over an even number of rounds), so on N = 2^b (b >= 4)
  * every cipher permutation is even and half of the N!
  * permutations are unreachable (Even & Goldreich 1983) -- detectable only by
- * evaluating the whole domain, and shown by tests/test_perm.c together with a
+ * evaluating the whole domain, and shown by riffle's tests together with a
  * chi-square rejection of the cipher modes on N = 5, which the table passes.
  * A cipher mode may still be forced on any N >= 1 (the tests do, to check
  * the network exhaustively).
  *
- * The stream contract covers every mode: the pinned known-answer vectors in
- * tests/test_perm.c fix p for given keys.
+ * The stream contract covers every mode: pinned known-answer vectors in
+ * riffle's tests fix p for given keys.
  */
 
 #define RF_PERM_TABLE_MAX ((uint64_t)1 << 20) /* AUTO uses a table for N <= this */
@@ -202,8 +201,8 @@ RF_API uint64_t rf_perm_inverse(const rf_perm *p, uint64_t y);
 /* out[j] = p(first + j) for j in [0, count); first + count - 1 <= max
  * (precondition).  The same values as rf_perm_at, evaluated several at a time
  * where that is faster: the streaming form for "riffle -i LO-HI".  For the
- * SipHash mode this is the fast path (vector lanes, see above: about 4 times
- * faster per index than rf_perm_at with AVX-512F once count is a few dozen);
+ * SipHash mode this is the fast path (vector lanes, see above; it pays once
+ * count is a few dozen);
  * a lane whose value must cycle-walk again stays in its lane while the
  * others take new indices.  No allocation; thread-safe on a shared p. */
 RF_API void rf_perm_at_range(const rf_perm *p, uint64_t first, size_t count,

@@ -11,6 +11,7 @@
  * the first values noted in the scatter, then the value in that block's
  * values), their keys fetched, and each run ordered by rf_keyed_sort itself,
  * so exact ties are shuffled by the same tie streams as everywhere else. */
+#include "common/grow.h"
 #include "common/thread.h"
 #include "permute/bucket_internal.h"
 
@@ -181,12 +182,10 @@ static void sort_entries(uint64_t *a, size_t n, uint64_t *tmp)
 static int add_run(struct worker *w, size_t pos, size_t len)
 {
     if (w->nruns == w->cap) {
-        const size_t cap = w->cap ? 2 * w->cap : 64;
-        struct run *r = realloc(w->runs, cap * sizeof *r);
+        struct run *r = rfi_grow(w->runs, &w->cap, sizeof *r, 64);
         if (!r)
             return -1;
         w->runs = r;
-        w->cap = cap;
     }
     w->runs[w->nruns++] = (struct run){pos, len};
     return 0;

@@ -1,5 +1,5 @@
 /* keyed_internal.h -- the keyed order's sort with the tie shuffle as a
- * parameter, so that tests/test_keyed.c can drive the ties from a scripted
+ * parameter, so that tests/unit/test_keyed.c can drive the ties from a scripted
  * generator (not installed). */
 #ifndef RF_KEYED_INTERNAL_H
 #define RF_KEYED_INTERNAL_H

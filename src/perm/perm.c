@@ -1,5 +1,5 @@
 /* rf_perm: the keyed random-access permutation object -- mode choice, the
- * exact table mode, and dispatch to the Feistel network (perm_feistel.c).
+ * exact table mode, and dispatch to the Feistel network (feistel.c).
  *
  * The table is the identity shuffled by rf_shuffle_u32 under ChaCha20(key,
  * stream 0), so a table permutation is exactly what shuffling the range with
@@ -77,7 +77,7 @@ rf_status rf_perm_init(rf_perm *p, const uint8_t key[RF_KEY_BYTES], uint64_t max
     const unsigned b = bit_width(max);
     p->hi_bits = b / 2;
     p->lo_bits = b - b / 2;
-    p->rounds = p->mode == RF_PERM_SIPHASH ? 8 : 10; /* as perm_feistel.c */
+    p->rounds = p->mode == RF_PERM_SIPHASH ? 8 : 10; /* as feistel.c */
     if (rfi_sodium_ready() != RF_OK)
         return RF_ECRYPTO;
     return rfi_feistel_keys(p, key);

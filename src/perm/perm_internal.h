@@ -13,10 +13,10 @@ rf_status rfi_feistel_keys(rf_perm *p, const uint8_t key[RF_KEY_BYTES]);
 uint64_t rfi_feistel_at(const rf_perm *p, uint64_t x);
 uint64_t rfi_feistel_inverse(const rf_perm *p, uint64_t y);
 /* out[j] = rfi_feistel_at(p, first + j), several lanes at a time (for the
- * SipHash mode, the fastest lane kernel this CPU runs: perm_sip_*.c). */
+ * SipHash mode, the fastest lane kernel this CPU runs: sip_*.c). */
 void rfi_feistel_range(const rf_perm *p, uint64_t first, size_t count, uint64_t *out);
 
-/* ---- lane-parallel SipHash-mode network (perm_feistel.c, perm_sip_*.c) ---- */
+/* ---- lane-parallel SipHash-mode network (feistel.c, sip_*.c) ---- */
 
 /* The network of a SipHash-mode p with everything that does not depend on the
  * data computed once: per round r, the SipHash state after the input-free
@@ -39,7 +39,7 @@ typedef void (*rfi_sip_pass_fn)(const rfi_sip_pre *pre, uint64_t *x);
  * lanes (lanes <= RFI_SIP_MAX_LANES): lanes whose value must walk again stay
  * in the kernel while the others take the next index, so the rare walks cost
  * one more lane-pass each instead of a serial network evaluation.  Exposed
- * so that tests/test_perm.c can run every kernel the CPU has against
+ * so that tests/unit/test_perm.c can run every kernel the CPU has against
  * rf_perm_at. */
 #define RFI_SIP_MAX_LANES 32
 void rfi_sip_lanes(const rf_perm *p, uint64_t first, size_t count, uint64_t *out,

@@ -1,11 +1,11 @@
-/* The SipHash-mode Feistel network (perm_feistel.c) in 8 lanes with AVX2:
+/* The SipHash-mode Feistel network (feistel.c) in 8 lanes with AVX2:
  * two ymm vectors of four 64-bit lanes, one network per lane -- the kernel
  * for x86-64 CPUs without AVX-512.
  *
  * As perm_sip_avx512.c, except that AVX2 has no 64-bit rotate: rotations by
  * 32 and 16 are byte shuffles (vpshufd, vpshufb), the others two shifts and
  * an or.  Compiled for AVX2 by a target attribute, called only when
- * rfi_cpu_avx2(); tests/test_perm.c compares it with rf_perm_at. */
+ * rfi_cpu_avx2(); tests/unit/test_perm.c compares it with rf_perm_at. */
 #include "perm_internal.h"
 
 #ifdef RFI_HAVE_SIP_X86

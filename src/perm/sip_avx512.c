@@ -1,16 +1,16 @@
-/* The SipHash-mode Feistel network (perm_feistel.c) in 16 lanes with
+/* The SipHash-mode Feistel network (feistel.c) in 16 lanes with
  * AVX-512F: two zmm vectors of eight 64-bit lanes, one network per lane.
  *
- * The SipHash core is four 64-bit words updated by add, xor and rotate, all
- * of which AVX-512F has per 64-bit lane (vpaddq, vpxorq, vprolq), so a lane
- * computes exactly what round_sip computes (tests/test_perm.c compares every
- * kernel with rf_perm_at).  The network is sequential within a lane (round r
- * needs round r - 1), so the speed comes only from running independent
- * indices side by side: two vectors keep both 512-bit ports busy while one
- * waits on its dependency chain (16 lanes measured faster than 8, 24 or 32:
- * docs/BENCHMARKS_PERM.md).  The function is compiled for AVX-512F by a
- * target attribute and called only when rfi_cpu_avx512f() (CPU and OS
- * support, as the compiler's runtime reports it). */
+ * The SipHash core is four 64-bit words updated by add, xor and rotate, all of
+ * which AVX-512F has per 64-bit lane (vpaddq, vpxorq, vprolq), so a lane
+ * computes exactly what round_sip computes (tests/unit/test_perm.c compares
+ * every kernel with rf_perm_at).  The network is sequential within a lane
+ * (round r needs round r - 1), so the speed comes only from running
+ * independent indices side by side: two vectors keep both 512-bit ports busy
+ * while one waits on its dependency chain (16 lanes measured faster than 8, 24
+ * or 32: docs/BENCHMARKS_PERM.md).  The function is compiled for AVX-512F by a
+ * target attribute and called only when rfi_cpu_avx512f() (CPU and OS support,
+ * as the compiler's runtime reports it). */
 #include "perm_internal.h"
 
 #ifdef RFI_HAVE_SIP_X86
@@ -23,7 +23,7 @@ enum { V = RFI_SIP_AVX512_LANES / 8 };
 #define XOR _mm512_xor_si512
 #define ROL _mm512_rol_epi64
 
-/* The SipRound of perm_feistel.c's SIPROUND, split at the point before
+/* The SipRound of feistel.c's SIPROUND, split at the point before
  * which round_sip_pre has it precomputed. */
 #define SIPHALF1(v0, v1)                                                           \
     do {                                                                           \

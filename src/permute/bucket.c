@@ -6,35 +6,19 @@
  * of a 2 MiB L2), each bucket's Fisher-Yates runs in cache; the scatter and the
  * copy back are streaming passes.
  *
- * Why the result is exactly uniform.  Let the buckets of the n elements be
- * X_1..X_n, independent and uniform on {0..B-1}; bucket j receives c_j
- * elements and occupies the output positions [s_j, s_j + c_j), where
- * s_j = c_0 + ... + c_{j-1}.  Fix one output order pi.  For a given count
- * vector c = (c_0..c_{B-1}) with sum n, pi can come out only if every element
- * that pi puts in [s_j, s_j + c_j) has X = j: c determines all of X, so
- * exactly one bucket assignment per c can give pi, with probability B^-n.
- * Given that assignment, bucket j's elements are laid out in a fixed order
- * (input order here; any fixed order would do) and Fisher-Yates -- exact,
- * tests/test_shuffle.c -- puts them in the order pi needs with probability
- * 1/c_j!, independently for each bucket.  Summing over c:
- *     P(pi) = sum_c B^-n * prod_j 1/c_j!
- *           = (1/n!) * B^-n * sum_c n! / (c_0! ... c_{B-1}!)
- *           = (1/n!) * B^-n * B^n = 1/n!
- * by the multinomial theorem: every order is equally likely.
- * tests/test_bucket.c checks this by exact enumeration of every draw sequence
- * with B = 2, 3 (scripted rf_below) and n <= 6.
+ * The result is exactly uniform: for a fixed output order, each count vector
+ * allows exactly one bucket assignment, and summing B^-n * prod 1/c_j! over
+ * the count vectors gives 1/n! by the multinomial theorem (the proof in full:
+ * docs/proofs.md).  tests/unit/test_bucket.c checks it by exact enumeration
+ * of every draw sequence with B = 2, 3 and n <= 6.
  *
- * Speed (what the issue's prototype found, reproduced here): the bucket
- * numbers are never stored -- they are drawn twice from the block substreams,
- * once to count and once to scatter, with the digits of each word taken
- * straight from the register -- and the scatter writes through small
- * per-bucket staging blocks flushed as whole cache lines with non-temporal
- * stores (src/bucket_flush.h).  Each bucket is then shuffled in the scratch,
- * in cache, and streamed to its final place.  Measured phase costs at
- * n = 10^8, 8-byte elements, B = 1024, xoshiro256++ (CPU time, one thread,
- * docs/BENCHMARKS_BIG.md): count ~0.4 ns, scatter ~2.7 ns, shuffle the
- * buckets and write them out ~2.4 ns per element (of which the in-cache
- * Fisher-Yates ~1.2). */
+ * Speed: the bucket numbers are never stored -- they are drawn twice from
+ * the block substreams, once to count and once to scatter, with the digits
+ * of each word taken straight from the register -- and the scatter writes
+ * through small per-bucket staging blocks flushed as whole cache lines with
+ * non-temporal stores (bucket_flush.h).  Each bucket is then shuffled in the
+ * scratch, in cache, and streamed to its final place.  The cost of each
+ * phase: docs/BENCHMARKS_BIG.md. */
 #include "bucket_internal.h"
 #include "bucket_flush.h"
 #include "rng/word_local.h"
@@ -65,7 +49,7 @@ static size_t chunk_count(size_t n)
 }
 
 /* The n elements, then (64-byte aligned) one worker's area, the bucket
- * boundaries and the chunk table: src/shuffle_parallel.c lays it out. */
+ * boundaries and the chunk table: src/permute/parallel.c lays it out. */
 size_t rfi_bucket_scratch_size(size_t n, size_t size, size_t nb)
 {
     if (nb <= 1)
@@ -135,7 +119,7 @@ static void ids_begin(const struct rfi_bucket_plan *p, size_t block, struct ids 
  * of the product 2^(k*floor(64/k)), no word is ever rejected.  Whole words
  * go through FULL_WORDS with a constant K, where the digit loop unrolls into
  * independent shift-and-mask steps (the generic loop is a serial shift chain;
- * unrolling took the count pass from ~1.3 to ~0.7 ns per element). */
+ * unrolling roughly halved the count pass: docs/BENCHMARKS_BIG.md). */
 #define FULL_WORDS(K, NEXT)                                                     \
     case K:                                                                     \
         for (; count - i >= 64 / (K); i += 64 / (K)) {                          \
@@ -406,8 +390,9 @@ void rfi_bucket_offsets(struct rfi_bucket_plan *p)
  * part of the bucket are written whole (non-temporal where available); the
  * partial lines at either end share their cache line with a neighbouring
  * bucket or chunk and are written byte-exactly with memcpy.  RFI_STAGE = 128
- * rather than 64 halves the unpredictable "block full" branches; measured
- * 64 / 128 / 256 at n = 10^8: scatter ~3.4 / ~3.1 / ~3.3 ns per element. */
+ * rather than 64 halves the unpredictable "block full" branches; 128 was the
+ * fastest of 64, 128 and 256 for the scatter at n = 10^8
+ * (docs/BENCHMARKS_BIG.md). */
 static inline void line_full(const unsigned char *line, unsigned char *end, size_t have,
                              int stream)
 {
@@ -498,10 +483,11 @@ SCATTER_WIDTH(scatter_w16_stream, 16, 1)
  * digits of each word are taken straight from the register, one unrolled
  * step per digit with k a compile-time constant, instead of going through
  * an array of bucket numbers (ids_next) first.  The generator's dependency
- * chain then overlaps the stores; measured at n = 10^8 (B = 1024): scatter
- * ~0.3 ns per element faster.  Same digits in the same order as ids_next.
- * (With k a run-time value the per-word digit loop cost the gain back.) */
-#define FUSED_K_MIN 8 /* fewer buckets: ids_next (less code, ~0.3 ns slower) */
+ * chain then overlaps the stores, which made the scatter faster at n = 10^8
+ * (B = 1024; docs/BENCHMARKS_BIG.md).  Same digits in the same order as
+ * ids_next.  (With k a run-time value the per-word digit loop cost the gain
+ * back.) */
+#define FUSED_K_MIN 8 /* fewer buckets: ids_next (less code, a little slower) */
 
 #if defined(__GNUC__)
 #define RARELY(x) __builtin_expect(!!(x), 0)
@@ -582,7 +568,7 @@ static COLD void put_cold(unsigned char **pos, unsigned char *const *lo, unsigne
             }                                                                   \
         }                                                                       \
     }
-/* ChaCha20 keeps only its read position local (src/word_local.h). */
+/* ChaCha20 keeps only its read position local (src/rng/word_local.h). */
 #define CC_INIT {&sub.u.chacha, sub.u.chacha.avail}
 SCATTER_FUSED(fused_w4_xoshiro, 4, rf_xoshiro, sub.u.xoshiro, rf_xoshiro_next64)
 SCATTER_FUSED(fused_w8_xoshiro, 8, rf_xoshiro, sub.u.xoshiro, rf_xoshiro_next64)
@@ -719,11 +705,11 @@ void rfi_bucket_scatter(struct rfi_bucket_worker *w)
  * (which the hardware prefetcher streams well; random first touches during
  * the Fisher-Yates would each wait for memory).  A worker claims its next
  * bucket before copying out the current one and loads the next bucket's
- * lines in the same loop, so both streams overlap.  Measured at n = 10^8,
- * B = 1024, one thread (docs/BENCHMARKS_BIG.md): this phase 2.3-2.45 ns per
- * element against 2.5-2.6 for copy-back-then-shuffle.  (Software prefetches
- * of the next bucket spread over the Fisher-Yates were tried: slower -- they
- * seem to compete with its own L2 accesses for the L1 miss buffers.) */
+ * lines in the same loop, so both streams overlap; this beat
+ * copy-back-then-shuffle at n = 10^8 (docs/BENCHMARKS_BIG.md).  (Software
+ * prefetches of the next bucket spread over the Fisher-Yates were tried:
+ * slower -- they seem to compete with its own L2 accesses for the L1 miss
+ * buffers.) */
 
 /* Touch every line of [q, end): one load per line, in order. */
 static void load_lines(const unsigned char *q, const unsigned char *end)

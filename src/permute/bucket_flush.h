@@ -9,7 +9,7 @@
  * no read-for-ownership) turns the scatter into full-line streaming writes.
  * This is the software write-combining of radix sorts (Satish et al., SIGMOD
  * 2010; Polychroniou & Ross, SIGMOD 2014).  Both forms write the same bytes:
- * tests/test_bucket.c demands identical output from them. */
+ * tests/unit/test_bucket.c demands identical output from them. */
 #ifndef RF_BUCKET_FLUSH_H
 #define RF_BUCKET_FLUSH_H
 

@@ -1,5 +1,5 @@
 /* Internal: the cache-aware bucket shuffle (Sanders 1998) split into phases
- * that src/shuffle_parallel.c runs on one or more threads.  Tests reach the
+ * that src/permute/parallel.c runs on one or more threads.  Tests reach the
  * phases through rfi_shuffle_buckets, which takes the bucket count and the
  * flush path explicitly (the public functions fix both).
  *
@@ -50,8 +50,8 @@ size_t rfi_bucket_scratch_size(size_t n, size_t size, size_t nbuckets);
 rf_status rfi_shuffle_buckets(rf_rng *g, void *base, size_t n, size_t size, void *scratch,
                               size_t nbuckets, unsigned threads, unsigned flags);
 
-/* Phase machinery shared by shuffle_bucket.c (the algorithm) and
- * shuffle_parallel.c (the threads). */
+/* Phase machinery shared by bucket.c (the algorithm) and
+ * parallel.c (the threads). */
 struct rfi_bucket_plan {
     rf_rng *g;                  /* the caller's generator (RF_RNG_SOURCE: draws) */
     uint8_t key[RF_KEY_BYTES];  /* substream key, unless g is a source */

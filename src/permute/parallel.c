@@ -1,9 +1,9 @@
-/* Running the bucket shuffle (src/shuffle_bucket.c) on one or more threads,
+/* Running the bucket shuffle (src/permute/bucket.c) on one or more threads,
  * and the public entry points rf_shuffle_bucket / rf_shuffle_parallel.
  *
  * The output never depends on the number of threads: every random number
  * comes from a substream named by a block or a bucket (the layout is in
- * src/shuffle_bucket_internal.h); the counts fix where each chunk of input
+ * src/permute/bucket_internal.h); the counts fix where each chunk of input
  * writes in each bucket, so that a bucket lists its elements in input order
  * whichever thread scatters which chunk; and a bucket's shuffle is a function
  * of its contents and its own substream, whichever thread runs it.

@@ -3,15 +3,16 @@
  * Every sequence (d_0, ..., d_{n-2}) has probability 1/n!, and distinct
  * sequences give distinct permutations (position t receives a distinct choice
  * among the n - t remaining elements at each step), so all n! orderings are
- * equally likely; tests/test_shuffle.c checks this by exact enumeration.
+ * equally likely; tests/unit/test_shuffle.c checks this by exact enumeration.
  *
  * The built-in generators with 4-, 8- and 16-byte elements take the fused
- * path (src/shuffle_fused.c).  Everything else -- caller sources, other sizes,
- * the callback form -- draws in chunks from rfi_draw_steps (src/draws.c) and
- * applies them in a second loop per element width, prefetching the element a
- * few steps ahead: beyond the caches Fisher-Yates is bound by the latency of
- * the random a[j] access, and knowing j early overlaps those misses.  Both
- * make the same draws from the same words. */
+ * path (shuffle_fused.c).  Everything else -- caller sources, other sizes,
+ * the callback form -- draws in chunks from rfi_draw_steps
+ * (src/uniform/draws.c) and applies them in a second loop per element
+ * width, prefetching the element a few steps ahead: beyond the caches
+ * Fisher-Yates is bound by the latency of the random a[j] access, and
+ * knowing j early overlaps those misses.  Both make the same draws from the
+ * same words. */
 #include "uniform/bounded_internal.h"
 #include "shuffle_internal.h"
 

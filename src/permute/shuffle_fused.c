@@ -2,15 +2,15 @@
  * generators and 4-, 8- and 16-byte elements: the fast path of rf_shuffle and
  * rf_shuffle_partial.
  *
- * It makes exactly the draws of src/draws.c -- the same schedule, the same
- * words, the same proven batch draw (riffle_lemire.h) -- and applies each
+ * It makes exactly the draws of src/uniform/draws.c -- the same schedule, the
+ * same words, the same proven batch draw (riffle_lemire.h) -- and applies each
  * batch's swaps as soon as the batch is accepted, instead of storing the draws
  * and applying them in a second loop.  The schedule is walked in its phases
  * (batch length k changes only where b = n - t crosses 2^30, 2^19, 2^14, 2^11
- * and 2^9), so k is a compile-time constant and the digits stay in registers.
- * tests/test_shuffle.c checks that this path gives exactly the permutation of
- * the generic path (which the exact enumeration proves uniform) on the same
- * words, at sizes that use every batch length. */
+ * and 2^9), so k is a compile-time constant and the digits stay in
+ * registers.  tests/unit/test_shuffle.c checks that this path gives exactly the
+ * permutation of the generic path (which the exact enumeration proves uniform)
+ * on the same words, at sizes that use every batch length. */
 #include "uniform/bounded_internal.h"
 #include "shuffle_internal.h"
 #include "rng/word_local.h"

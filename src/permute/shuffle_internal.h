@@ -1,5 +1,5 @@
-/* Internal: the fused Fisher-Yates fast path (src/shuffle_fused.c) and the
- * byte swap shared by src/shuffle.c and src/deck.c. */
+/* Internal: the fused Fisher-Yates fast path (src/permute/shuffle_fused.c) and
+ * the byte swap shared by src/permute/shuffle.c and src/permute/deck.c. */
 #ifndef RF_SHUFFLE_INTERNAL_H
 #define RF_SHUFFLE_INTERNAL_H
 

@@ -1,12 +1,13 @@
 /*
- * io_atomic.c -- replace an output file atomically: write a temporary file in
+ * atomic.c -- replace an output file atomically: write a temporary file in
  * the same directory, fsync it, rename(2) it over the target (rename within one
- * file system is atomic in POSIX), and remove it on every failure path,
- * signals included.  The records layer, include/riffle_io.h.
+ * file system is atomic in POSIX), and remove it on every failure path.  A
+ * program that wants it removed on a signal too does so itself, with the name
+ * rf_atomic_temp_path gives: the library installs no signal handlers.  The
+ * records layer, include/riffle_io.h.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,8 @@
 
 #define TMP_NAME ".riffle-XXXXXX"
 
-/* The one guarded temporary name (rf_atomic_guard_signals).  A signal handler
- * can only reach it through a global; it is read with unlink(2), which is
- * async-signal-safe. */
-static char *volatile guarded_tmp;
-
 static void forget(rf_atomic_file *a)
 {
-    if (guarded_tmp && guarded_tmp == a->tmp)
-        guarded_tmp = NULL;
     free(a->path);
     free(a->tmp);
     a->path = a->tmp = NULL;
@@ -142,39 +136,6 @@ RF_API int rf_atomic_commit(rf_atomic_file *a)
         return e;
     }
     forget(a);
-    return 0;
-}
-
-static void on_signal(int sig)
-{
-    char *t = guarded_tmp;
-    if (t)
-        unlink(t);
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-RF_API int rf_atomic_guard_signals(const rf_atomic_file *a)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    guarded_tmp = a->tmp;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        sigaddset(&sa.sa_mask, sigs[i]);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction old;
-        if (sigaction(sigs[i], NULL, &old) != 0)
-            return errno;
-        /* A signal the caller's parent set to be ignored stays ignored
-         * (nohup, for example), as POSIX shells expect. */
-        if (old.sa_handler == SIG_IGN)
-            continue;
-        if (sigaction(sigs[i], &sa, NULL) != 0)
-            return errno;
-    }
     return 0;
 }
 

@@ -6,10 +6,9 @@
  * Each 64-byte block becomes a 64-bit mask of delimiter positions (two AVX2
  * compares, or four SSE2 ones on the x86-64 baseline); counting is then a
  * popcount per block and locating the k-th delimiter a popcount per block up
- * to the one that holds it.  Counting a 1 GB file of ~50-byte lines (one
- * core of a 2-CPU Xeon VM, file cached and mapped): memchr per record
- * 0.27 s, AVX2 masks 0.084 s (12 GB/s).  The portable versions (memchr) are
- * the reference the tests hold the SIMD ones to (tests/test_records_scan.c).
+ * to the one that holds it, several times faster than memchr per record
+ * (docs/BENCHMARKS_CLI.md).  The portable versions (memchr) are the
+ * reference the tests hold the SIMD ones to (tests/unit/test_records_scan.c).
  */
 #include <string.h>
 
@@ -118,8 +117,7 @@ scan_blocks(const unsigned char *p, size_t len, unsigned char delim, uint64_t ba
 /* AVX2 masks: a block's positions are stored without a branch per
  * delimiter: four stores whatever the count (a ~50-byte record gives one or
  * two per block, and a branch on that count mispredicts), the count added
- * after.  On 1 GB of ~50-byte lines: 0.14 s against 0.17 s for a loop per
- * bit. */
+ * after.  Faster than a loop per bit (docs/BENCHMARKS_CLI.md). */
 TARGET_AVX2 static inline __attribute__((always_inline)) size_t
 emit_avx2(const unsigned char *block, unsigned char delim, uint64_t at, uint64_t *o)
 {
@@ -145,8 +143,8 @@ TARGET_AVX2 size_t rf_scan_avx2_(const unsigned char *p, size_t len, unsigned ch
 /* AVX-512 masks: a block's delimiter positions are packed into bytes with
  * one VPCOMPRESSB (VBMI2) of the bytes 0..63, the first eight widened and
  * stored at once whatever the count; a block with more than eight (short
- * records) takes one more compress per eight.  On 1 GB of ~50-byte lines,
- * one core: 0.14 s against 0.19 s for AVX2. */
+ * records) takes one more compress per eight.  Faster than the AVX2 form
+ * (docs/BENCHMARKS_CLI.md). */
 TARGET_AVX512 static inline __attribute__((always_inline)) size_t
 emit_avx512(const unsigned char *block, unsigned char delim, uint64_t at, uint64_t *o)
 {

@@ -1,16 +1,16 @@
 /*
- * io_gather.c -- rf_records_write on several threads (include/riffle_io.h,
+ * gather.c -- rf_records_write on several threads (include/riffle_io.h,
  * "Buffered output").
  *
  * The serial gather is bound by memory latency: each shuffled record is a
  * cache and TLB miss, and one core keeps only so many in flight.  So the
- * records are cut into consecutive slices, which T threads (T - 1 workers
- * and the calling thread) gather, each into a buffer of its own
- * (rfi_records_fill); the calling thread writes the gathered buffers in
- * slice order with write(2) straight from the buffer, and gathers a slice
- * itself whenever the next one to write is not ready yet.  So T threads run
- * on T cores and none of them only waits (a writer thread of its own beside
- * T workers was slower on 2 CPUs, see below).  The bytes are those of
+ * records are cut into consecutive slices, which T threads (T - 1 workers and
+ * the calling thread) gather, each into a buffer of its own
+ * (rfi_records_fill); the calling thread writes the gathered buffers in slice
+ * order with write(2) straight from the buffer, and gathers a slice itself
+ * whenever the next one to write is not ready yet.  So T threads run on T cores
+ * and none of them only waits (a writer thread of its own beside T workers was
+ * slower on 2 CPUs: docs/BENCHMARKS_CLI.md).  The bytes are those of
  * rf_records_write; only the write(2) calls differ.
  *
  * Slices.  A slice is a run of records aimed at `target` output bytes
@@ -34,8 +34,8 @@
  * k - 2T is written: every thread can gather one slice ahead of the
  * writes.  One mutex and two condition variables guard the slots; the
  * calling thread sleeps only when it can neither write nor claim, and a
- * worker only when every slot is taken: gathering 1 GB to /dev/null on 2
- * threads made 37 context switches (5,500 with a writer thread of its own).
+ * worker only when every slot is taken, so context switches stay few (far
+ * fewer than with a writer thread of its own: docs/BENCHMARKS_CLI.md).
  *
  * Signals.  Workers start with every signal blocked except the synchronous
  * ones a fault raises in the faulting thread (SIGBUS from a mapped input
@@ -45,19 +45,9 @@
  * come from the writes, which are all the calling thread's, as with
  * rf_records_write.
  *
- * Sizes, measured for the gather alone (a 1 GB file of ~50-byte lines, all
- * 19.6 M records in a random order, written to /dev/null; 2-CPU VM shared
- * with other jobs, each run started when the machine was >= 85% idle,
- * medians of 3-5 runs): serial 0.59-0.61 s; 2 threads with 1 MiB buffers
- * 0.33-0.37 s (buffers of 256 KiB 0.43 s, 512 KiB 0.41, 2 MiB 0.42,
- * 4 MiB 0.43); 2 workers plus a writer thread 0.36 s against 0.33 s in
- * paired runs; prefetching 12 to 48 records ahead made no difference,
- * prefetching one line per record instead of two 0.47 s.  Writing to a new
- * file on disk: serial 0.77-0.81 s, 2 threads at best 0.43 s (medians
- * 0.66-0.71 s: the machine was rarely quiet for the whole run).  These
- * figures predate the 64-byte AVX2 copy of rfi_records_fill (io_writer.c),
- * which took the CLI's write phase of the same shuffle from 0.45 s to
- * 0.35 s in paired runs.
+ * Sizes: 1 MiB buffers were the fastest of 256 KiB to 4 MiB on the gather
+ * alone; the measurements (buffer sizes, a writer thread, prefetch
+ * distances, serial against two threads) are in docs/BENCHMARKS_CLI.md.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -91,10 +81,10 @@ static int write_serial(const rf_records *r, const uint64_t *offs, size_t count,
         return rf_records_write(r, offs, count, w);
     for (size_t done = 0; done < count && !w->err;) {
         const size_t k = count - done < SERIAL_STEP ? count - done : SERIAL_STEP;
-        rf_records_write(r, offs + done, k, w);
+        if (rf_records_write(r, offs + done, k, w) != 0)
+            break;
         done += k;
-        if (!w->err)
-            progress(ctx, done);
+        progress(ctx, done);
     }
     return w->err;
 }
@@ -220,13 +210,14 @@ static void *worker_main(void *arg)
 /* ------------------------------------------------------------------------ */
 
 /* Write the gathered slice in s, then the records it could not take.  Not
- * under the lock. */
-static void write_slice(struct gather *g, const struct slot *s, rf_writer *w)
+ * under the lock.  Returns w->err. */
+static int write_slice(struct gather *g, const struct slot *s, rf_writer *w)
 {
     if (s->len)
         rfi_writer_direct(w, s->buf, s->len);
     if (s->done < s->n)
-        rf_records_write(g->r, g->offs + s->first + s->done, s->n - s->done, w);
+        return rf_records_write(g->r, g->offs + s->first + s->done, s->n - s->done, w);
+    return w->err;
 }
 
 static void drive(struct gather *g, rf_writer *w, rf_records_progress_fn *progress, void *ctx)
@@ -237,9 +228,9 @@ static void drive(struct gather *g, rf_writer *w, rf_records_progress_fn *progre
         struct slot *s = &g->slots[k % g->nslots];
         if (s->ready && s->slice == k) {
             pthread_mutex_unlock(&g->mu);
-            write_slice(g, s, w);
+            const int err = write_slice(g, s, w);
             done = s->first + s->n;
-            if (progress && !w->err)
+            if (progress && !err)
                 progress(ctx, done);
             pthread_mutex_lock(&g->mu);
             s->ready = 0;

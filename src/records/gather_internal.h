@@ -1,5 +1,5 @@
-/* io_gather_internal.h -- internals shared by io_writer.c (the serial
- * gather) and io_gather.c (the threaded one), and the sizes tests shrink. */
+/* gather_internal.h -- internals shared by writer.c (the serial
+ * gather) and gather.c (the threaded one), and the sizes tests shrink. */
 #ifndef RIFFLE_IO_GATHER_INTERNAL_H
 #define RIFFLE_IO_GATHER_INTERNAL_H
 
@@ -17,7 +17,7 @@ size_t rfi_records_fill(const rf_records *r, const uint64_t *offs, size_t count,
  * into w's buffer).  Returns w->err. */
 int rfi_writer_direct(rf_writer *w, const void *bytes, size_t len);
 
-/* The sizes of the threaded gather (io_gather.c). */
+/* The sizes of the threaded gather (gather.c). */
 struct rfi_gather_sizes {
     size_t buf;      /* bytes per slice buffer; two buffers per worker */
     size_t target;   /* bytes a slice aims at (< buf: room for variation) */

@@ -1,5 +1,5 @@
 /*
- * io_input.c -- reading an input into a record set: mmap(2) for a single
+ * input.c -- reading an input into a record set: mmap(2) for a single
  * regular file (no copy; the page cache is the buffer), large read(2) calls
  * into a growing heap block for everything else.
  */
@@ -21,7 +21,7 @@ static int map_file(rf_records *r, int fd, size_t len)
     /* No MAP_POPULATE: it maps every page on this one thread before anything
      * else runs, while faulting in place (16 pages a fault) spreads that
      * work over the threads that read the data -- the in-memory shuffle
-     * counts records on every core: 0.02 s less per GB on 2 CPUs. */
+     * counts records on every core (docs/BENCHMARKS_CLI.md). */
     void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED)
         return errno ? errno : ENOMEM;
@@ -45,8 +45,9 @@ static void widen_pipe(int fd)
 }
 
 /* Fault in the pages the next read will fill with one madvise call instead
- * of one page fault per 4 KiB inside read(2): about 10% less kernel time
- * reading 1 GB from a pipe.  Advice only (Linux 5.14+); failure is harmless. */
+ * of one page fault per 4 KiB inside read(2): less kernel time reading from
+ * a pipe (docs/BENCHMARKS_CLI.md).  Advice only (Linux 5.14+); failure is
+ * harmless. */
 static void prefault(unsigned char *p, size_t len)
 {
 #if defined(MADV_POPULATE_WRITE)
@@ -133,4 +134,18 @@ RF_API int rf_records_add_fd(rf_records *r, int fd)
 {
     int more;
     return rf_records_add_fd_max(r, fd, SIZE_MAX, &more);
+}
+
+RF_API int rf_records_add_bytes(rf_records *r, const void *bytes, size_t len)
+{
+    if (len == 0)
+        return 0;
+    int e = rf_records_seal_(r);
+    if (!e)
+        e = rf_records_reserve_(r, len);
+    if (e)
+        return e;
+    memcpy(r->buf_ + r->size, bytes, len);
+    r->size += len;
+    return r->lazy_ ? 0 : rf_records_scan_(r);
 }

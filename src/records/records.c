@@ -19,9 +19,9 @@ RF_API void rf_records_init(rf_records *r, unsigned char delim)
 /* Large blocks (the input copy, the offsets) grow with realloc: glibc moves
  * big blocks with mremap(2), which moves page tables, not bytes, and capacity
  * never written is never resident.  (Transparent huge pages were tried, to
- * spare TLB misses in the shuffle and the gather: on a 1 GB input they saved
- * under 0.1 s of user time but cost 0.3-1.9 s of kernel time in compaction on
- * this shared machine, so they are not used.) */
+ * spare TLB misses in the shuffle and the gather: the kernel's compaction
+ * cost far more time than they saved, so they are not used;
+ * docs/BENCHMARKS_CLI.md.) */
 static void *block_resize(void *old, size_t old_cap, size_t *cap)
 {
     (void)old_cap;

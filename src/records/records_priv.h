@@ -1,4 +1,4 @@
-/* records_priv.h -- internals shared by records.c and io_input.c. */
+/* records_priv.h -- internals shared by records.c and input.c. */
 #ifndef RIFFLE_RECORDS_PRIV_H
 #define RIFFLE_RECORDS_PRIV_H
 

@@ -1,6 +1,6 @@
 /* records_scan.h -- finding the delimiters of a block (records.c's inner
  * loop): a portable reference and an SSE2 variant that must agree exactly
- * (tests/test_records_scan.c). */
+ * (tests/unit/test_records_scan.c). */
 #ifndef RIFFLE_RECORDS_SCAN_H
 #define RIFFLE_RECORDS_SCAN_H
 

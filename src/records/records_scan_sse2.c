@@ -2,9 +2,8 @@
  * records_scan_sse2.c -- finding delimiters 64 bytes at a time with SSE2 (the
  * x86-64 baseline): four 16-byte compares give a 64-bit mask of delimiter
  * positions, and each set bit is one record start.  memchr per record pays a
- * call and a restart for every ~50-byte line; this pays one pass.  Indexing
- * a 1 GB file of ~50-byte lines (20 M records, 2-CPU Xeon VM): memchr per
- * record 0.29-0.32 s, this 0.17-0.24 s.
+ * call and a restart for every ~50-byte line; this pays one pass
+ * (docs/BENCHMARKS_CLI.md compares the two).
  */
 #include "records_scan.h"
 

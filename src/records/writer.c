@@ -1,7 +1,7 @@
 /*
- * io_writer.c -- buffered output to a file descriptor, and the gather that
+ * writer.c -- buffered output to a file descriptor, and the gather that
  * writes records in shuffled order (the records layer, include/riffle_io.h).
- * The threaded gather (io_gather.c) fills its buffers with rfi_records_fill,
+ * The threaded gather (gather.c) fills its buffers with rfi_records_fill,
  * the same loop as rf_records_write's.
  */
 #include <errno.h>
@@ -15,11 +15,8 @@
 
 /* How many records ahead the gather prefetches.  Each shuffled record is a
  * cache (and TLB) miss; keeping a couple of dozen in flight hides the memory
- * latency.  Measured for the gather alone on a 1 GB file of ~50-byte lines
- * (2-CPU Xeon VM, median-free single runs on a busy machine): no prefetch
- * 1.29-1.47 s; one line prefetched 32 ahead 0.88-0.93 s; both lines below
- * prefetched 16 ahead 0.54 s, 32 ahead 0.50-0.64 s, 64 ahead 0.51-0.60 s,
- * 128 ahead 0.76 s. */
+ * latency.  Tuned on the gather alone over a 1 GB file of ~50-byte lines,
+ * trying no prefetch and distances from 16 to 128 (docs/BENCHMARKS_CLI.md). */
 #define PREFETCH_AHEAD 24
 
 RF_API void rf_writer_init(rf_writer *w, int fd, void *buf, size_t cap)
@@ -142,7 +139,8 @@ RF_API int rf_records_write(const rf_records *r, const uint64_t *offs, size_t co
         if (count == 0)
             break;
         if (w->len > 0) { /* the next record may fit in an empty buffer */
-            rf_writer_flush(w);
+            if (rf_writer_flush(w) != 0)
+                break;
             continue;
         }
         put_long(r, offs[0], w);
@@ -210,9 +208,8 @@ static size_t fill_portable(const rf_records *r, const uint64_t *offs, size_t co
  * ends -- the delimiter is among the bytes stored, and the bytes after it
  * are overwritten by the next record.  What is within 64 bytes of the end
  * of the data or of the room takes fill_one (from the record's start).
- * Measured on the gather alone (1 GB of ~50-byte lines shuffled, 2 threads,
- * 2-CPU Xeon VM, runs interleaved): 0.28-0.29 s against 0.29-0.41 s for
- * memchr and memcpy per record. */
+ * At least as fast as memchr and memcpy per record on the gather alone
+ * (docs/BENCHMARKS_CLI.md). */
 __attribute__((target("avx2"), always_inline)) static inline size_t
 copy_avx2(const rf_records *r, uint64_t off, unsigned char *dst, size_t room)
 {

@@ -5,7 +5,7 @@
  * to zeros.  libsodium's AVX2/SSSE3 code (Dolbeau) computes 8 blocks per call
  * when given 512 bytes, hence RF_CHACHA_BUFFER.  RFC 8439's IETF variant is the
  * same function with the counter and nonce words split 32/96 instead of 64/64,
- * so its test vectors apply directly (tests/test_rng.c). */
+ * so its test vectors apply directly (tests/unit/test_rng.c). */
 #include "riffle.h"
 #include "rng_internal.h"
 #include "common/sodium.h"

@@ -1,6 +1,7 @@
 /* OS entropy: getrandom(2), completed and retried, never silently ignored.
- * libsodium's randombytes_buf() would abort on failure; the library must report
- * it instead (DESIGN.md principle 7), so this is our own small loop. */
+ * libsodium's randombytes_buf() would abort on failure, and a library must
+ * report errors to its caller rather than end the process, so this is our own
+ * small loop. */
 #include "riffle.h"
 
 #include <errno.h>

@@ -1,6 +1,7 @@
 /* Internal: each built-in generator's word function over a local copy of its
- * state, for the hot loops (src/draws.c, src/shuffle_fused.c).  Stores into
- * the caller's array cannot alias a local, so the state stays in registers. */
+ * state, for the hot loops (src/uniform/draws.c,
+ * src/permute/shuffle_fused.c).  Stores into the caller's array cannot alias
+ * a local, so the state stays in registers. */
 #ifndef RF_WORD_LOCAL_H
 #define RF_WORD_LOCAL_H
 

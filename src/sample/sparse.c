@@ -2,7 +2,7 @@
  * steps (Durstenfeld's form; Knuth, TAOCP vol. 2, 3.4.2, Algorithm P), on a
  * virtual array a[i] = i.  Step t swaps a[t] with a[j], j = t + below(n - t):
  * each of the n (n-1) ... (n-k+1) draw sequences gives a distinct k-prefix,
- * so all k-permutations are equally likely (tests/test_sample.c enumerates
+ * so all k-permutations are equally likely (tests/unit/test_sample.c enumerates
  * them).  For huge n only displaced cells are stored, in a hash map: a step
  * reads a[t] and a[j] and writes a[j] only (a[t] is final and never read
  * again), so the map holds at most k entries -- the "sparse Fisher-Yates".

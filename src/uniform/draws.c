@@ -1,7 +1,7 @@
 /* The Fisher-Yates draw schedule, specialised per generator so that each hot
  * loop keeps the generator state in locals: stores into the caller's array
- * cannot alias it, and the compiler keeps it in registers (the issue's
- * "state reached through a pointer can alias the array and force reloads"). */
+ * cannot alias it, and the compiler keeps it in registers (state reached
+ * through a pointer could alias the array and force a reload per step). */
 #include "bounded_internal.h"
 #include "rng/word_local.h"
 
@@ -11,7 +11,7 @@
  * 2^14, 2^11 and 2^9 (rfi_batch_len) -- so that k is a compile-time constant in
  * each phase and the digit loop unrolls into registers; the last batch (b <= 6,
  * k = b - 1) is the only one with a variable k.  Same batches, same words, same
- * draws as rfi_batch_len describes (tests/test_shuffle.c compares them). */
+ * draws as rfi_batch_len describes (tests/unit/test_shuffle.c compares them). */
 #define DRAW_PHASE(NEXT, CTX, K, B_MIN, U)                                        \
     while (m < want && b > (B_MIN) && b > (K)) {                                  \
         rfi_lemire64_falling(NEXT, CTX, b, K, U, d + m);                          \

@@ -1,7 +1,8 @@
 #!/bin/sh
 # riffle's output for integer seeds equals an independent Python statement of
-# the keyed order (tests/keyed_reference.py), across a keyed-block boundary
-# (2^16 items) and for -i as for lines.  Usage: check_keyed_reference.sh BUILD_DIR
+# the keyed order (tests/checks/keyed_reference.py), across a keyed-block
+# boundary (2^16 items) and for -i as for lines.
+# Usage: check_keyed_reference.sh BUILD_DIR
 build=${1:?build dir}
 here=$(dirname "$0")
 tmp=$(mktemp -d) || exit 1

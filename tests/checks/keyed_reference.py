@@ -3,8 +3,8 @@
 # written from the documentation with nothing but hashlib: ChaCha20 (Bernstein's
 # 64-bit counter / 64-bit nonce layout, RFC 8439 section 2.3 with that layout),
 # BLAKE2b-256 key derivation, item i's key = word i mod 2^16 of stream i / 2^16,
-# output by increasing key.  tests/check_keyed_reference.sh compares it with
-# `riffle --seed=S` on `seq N`.
+# output by increasing key.  tests/checks/check_keyed_reference.sh compares it
+# with `riffle --seed=S` on `seq N`.
 # Usage: keyed_reference.py SEED N   (prints the order of the lines 1..N)
 import hashlib, struct, sys
 def rotl(x,n): return ((x<<n)|(x>>(32-n))) & 0xffffffff

@@ -1,5 +1,5 @@
-/* The bucket shuffle and its parallel form (src/shuffle_bucket.c,
- * src/shuffle_parallel.c): exact fairness by enumeration of every draw
+/* The bucket shuffle and its parallel form (src/permute/bucket.c,
+ * src/permute/parallel.c): exact fairness by enumeration of every draw
  * sequence with tiny buckets; equality with an independent implementation of
  * the documented stream layout; multiset preservation at large n for several
  * element sizes and scratch alignments; identical output for every thread

@@ -1,9 +1,10 @@
-/* The keyed order (riffle.h, "Keyed order"; src/keyed.c, src/keyed_sort.c):
- * exact fairness by enumerating every short key and every tie draw; the sort
- * against a plain reference (qsort, then the ties) on the radix paths, ties
- * included; the same result for every thread count and for every bucketing by
- * top key bits (what the external engine relies on); the documented key
- * streams, derived here independently with libsodium; golden keys. */
+/* The keyed order (riffle.h, "Keyed order"; src/keyed/keyed.c,
+ * src/keyed/keyed_sort.c): exact fairness by enumerating every short key and
+ * every tie draw; the sort against a plain reference (qsort, then the ties)
+ * on the radix paths, ties included; the same result for every thread count
+ * and for every bucketing by top key bits (what the external engine relies
+ * on); the documented key streams, derived here independently with
+ * libsodium; golden keys. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -332,7 +333,8 @@ static void bucketing_does_not_matter(void **state)
     free(orig);
 }
 
-/* Pinned keys: changing them is a new stream version (DESIGN.md 4). */
+/* Pinned keys: the keyed order is part of the stream contract, so changing
+ * them is a new stream version. */
 static void golden_keys(void **state)
 {
     (void)state;

@@ -13,7 +13,7 @@
 #include "riffle_gmp.h"
 #include "scripted.h"
 
-/* 52! from the issue; the reversed deck's rank is this minus one. */
+/* 52!, written out; the reversed deck's rank is this minus one. */
 static const char FACT52[] =
     "80658175170943878571660636856403766975289505440883277824000000000000";
 
@@ -61,7 +61,7 @@ static void test_lexicographic_enumeration(void **state)
                 assert_true(lex_less(prev, p, n));
             assert_int_equal(rf_rank_u64(p, n, &rank, NULL), RF_OK);
             assert_true(rank == r);
-            assert_true(rf_test_perm_rank(p, n) == r); /* tests/scripted.c's count */
+            assert_true(rf_test_perm_rank(p, n) == r); /* tests/lib/scripted.c's count */
             memcpy(prev, p, sizeof p);
         }
         assert_int_equal(rf_unrank_u64(f, n, p), RF_ERANGE);
@@ -108,7 +108,7 @@ static void test_deck_of_52(void **state)
     mpz_t g;
     mpz_init(g);
     mpz_fac_ui(g, 52);
-    assert_int_equal(mpz_cmp(f, g), 0); /* the issue's constant is 52! */
+    assert_int_equal(mpz_cmp(f, g), 0); /* the written-out constant is 52! */
     mpz_sub_ui(f, f, 1);
     mpz_get_str(expect, 10, f);
     assert_string_equal(expect,

@@ -9,25 +9,48 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "engine_internal.h"
 
 /* 1 MiB reads: the syscall cost disappears against the copy. */
 #define READ_BLOCK ((size_t)1 << 20)
 
-int reader_open(struct reader *rd, char **names, int n, unsigned char delim)
+int reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, unsigned char delim,
+                rf_engine_error *err)
 {
     memset(rd, 0, sizeof *rd);
-    rd->names = names;
-    rd->n_names = n;
+    rd->inputs = inputs;
+    rd->n_inputs = n;
     rd->delim = delim;
     rd->fd = -1;
+    rd->err = err;
+    rd->op = RF_ENGINE_OP_INPUT;
     rd->buf = malloc(READ_BLOCK);
-    if (!rd->buf) {
-        cli_error("memory exhausted");
-        return 1;
-    }
+    if (!rd->buf)
+        return rfe_nomem(err);
     rd->cap = READ_BLOCK;
     return 0;
+}
+
+size_t reader_window(uint64_t budget)
+{
+    uint64_t w = budget / 4;
+    if (w > ((uint64_t)64 << 20))
+        w = (uint64_t)64 << 20;
+    if (w < ((uint64_t)1 << 20))
+        w = (uint64_t)1 << 20;
+    return (size_t)w;
+}
+
+static int nomem(struct reader *rd)
+{
+    rfe_nomem(rd->err);
+    return -1;
+}
+
+static int failed(struct reader *rd, int errnum)
+{
+    rfe_fail(rd->err, RF_EIO, rd->op, rd->name, errnum);
+    return -1;
 }
 
 void reader_map(struct reader *rd, size_t window)
@@ -37,11 +60,12 @@ void reader_map(struct reader *rd, size_t window)
 }
 
 void reader_prefix(struct reader *rd, const unsigned char *prefix, size_t len, int fd,
-                   const char *name)
+                   int own_fd, const char *name)
 {
     rd->prefix = len > 0 ? prefix : NULL;
     rd->prefix_len = len;
     rd->fd = fd;
+    rd->own_fd = own_fd;
     rd->name = name;
     rd->bytes = len;
 }
@@ -72,11 +96,9 @@ static int make_room(struct reader *rd, size_t more)
 
 /* A pipe's buffer grown from Linux's default 64 KiB to PIPE_BUFFER, so that
  * the writer is not stopped in the middle of each of its writes (cat writes
- * 128 KiB at a time).  cat | riffle -n 1000 on the 1 GB file (2-CPU VM,
- * shared; medians of 11 interleaved runs, CPU of the whole pipeline): 64 KiB
- * 0.44 s (0.43 s CPU), 256 KiB 0.42 s (0.42 s), 1 MiB 0.44 s (0.45 s) -- a
- * larger buffer only takes more cache.  A failure (a system limit, not
- * Linux) leaves the pipe as it was. */
+ * 128 KiB at a time); 256 KiB was the best of 64 KiB, 256 KiB and 1 MiB
+ * (docs/BENCHMARKS_CLI.md) -- a larger buffer only takes more cache.  A
+ * failure (a system limit, not Linux) leaves the pipe as it was. */
 #define PIPE_BUFFER ((size_t)256 << 10)
 
 static void grow_pipe(int fd)
@@ -90,15 +112,19 @@ static void grow_pipe(int fd)
 #endif
 }
 
+/* Bytes in memory are handed out as a prefix that ends its input. */
 static int open_next(struct reader *rd)
 {
-    const char *name = rd->names[rd->next_name++];
-    rd->name = name;
-    rd->fd = strcmp(name, "-") == 0 ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
-    if (rd->fd < 0) {
-        cli_error("%s: %s", name, strerror(errno));
-        return -1;
+    const rf_engine_input *in = &rd->inputs[rd->next_input++];
+    rd->name = in->name ? in->name : "";
+    if (in->data) {
+        reader_prefix(rd, in->data, in->size, -1, 0, rd->name);
+        return 0;
     }
+    rd->own_fd = in->fd < 0;
+    rd->fd = in->fd >= 0 ? in->fd : open(in->name, O_RDONLY | O_CLOEXEC);
+    if (rd->fd < 0)
+        return failed(rd, errno);
     struct stat st;
     if (fstat(rd->fd, &st) != 0)
         return 0; /* read(2) will say what is wrong */
@@ -166,9 +192,10 @@ static int next_window(struct reader *rd, const unsigned char **data, size_t *le
 static void close_input(struct reader *rd)
 {
     rd->mapped = 0;
-    if (rd->fd > STDIN_FILENO)
+    if (rd->fd >= 0 && rd->own_fd)
         close(rd->fd);
     rd->fd = -1;
+    rd->own_fd = 0;
 }
 
 /* The prefix's whole records, straight from the caller's memory; its
@@ -180,10 +207,8 @@ static int from_prefix(struct reader *rd, const unsigned char **data, size_t *le
     const unsigned char *q = memrchr(p, rd->delim, n);
     const size_t whole = q ? (size_t)(q - p) + 1 : 0;
     rd->prefix = NULL;
-    if (make_room(rd, n - whole) != 0) {
-        cli_error("memory exhausted");
-        return -1;
-    }
+    if (make_room(rd, n - whole) != 0)
+        return nomem(rd);
     memcpy(rd->buf + rd->end, p + whole, n - whole);
     rd->end += n - whole;
     *data = p;
@@ -196,10 +221,8 @@ static int end_of_input(struct reader *rd)
 {
     close_input(rd);
     if (rd->end > rd->start && rd->buf[rd->end - 1] != rd->delim) {
-        if (make_room(rd, 1) != 0) {
-            cli_error("memory exhausted");
-            return -1;
-        }
+        if (make_room(rd, 1) != 0)
+            return nomem(rd);
         rd->buf[rd->end++] = rd->delim;
     }
     return 0;
@@ -230,19 +253,23 @@ int reader_next(struct reader *rd, const unsigned char **data, size_t *len)
             continue;
         }
         if (rd->fd < 0) {
-            if (rd->next_name >= rd->n_names)
+            if (rd->next_input >= rd->n_inputs)
                 return 0; /* everything was handed out: inputs end with delimiters */
             if (open_next(rd) != 0)
                 return -1;
+            if (rd->fd < 0) { /* bytes in memory */
+                const int r = rd->prefix ? from_prefix(rd, data, len) : 0;
+                if (r != 0)
+                    return r;
+                continue;
+            }
         }
         if (rd->mapped && rd->fpos < rd->fsize) {
             const int r = next_window(rd, data, len);
             if (r > 0)
                 return 1;
-            if (r < 0) {
-                cli_error("memory exhausted");
-                return -1;
-            }
+            if (r < 0)
+                return nomem(rd);
             continue;
         }
         if (rd->mapped) { /* every byte handed out */
@@ -250,10 +277,8 @@ int reader_next(struct reader *rd, const unsigned char **data, size_t *len)
                 return -1;
             continue;
         }
-        if (make_room(rd, READ_BLOCK / 2) != 0) {
-            cli_error("memory exhausted");
-            return -1;
-        }
+        if (make_room(rd, READ_BLOCK / 2) != 0)
+            return nomem(rd);
         const ssize_t got = read(rd->fd, rd->buf + rd->end, rd->cap - rd->end);
         if (got > 0) {
             rd->end += (size_t)got;
@@ -262,8 +287,7 @@ int reader_next(struct reader *rd, const unsigned char **data, size_t *len)
             if (end_of_input(rd) != 0)
                 return -1;
         } else if (errno != EINTR) {
-            cli_error("%s: %s", rd->name, strerror(errno));
-            return -1;
+            return failed(rd, errno);
         }
     }
 }

@@ -13,36 +13,19 @@
  * (with their input order as vals) exactly as a full run's records would, and
  * the first K are written: the head of the full output, byte for byte.
  *
- * Records come a chunk at a time with their keys (engine_walk.h): the keys
+ * Records come a chunk at a time with their keys (walk.h): the keys
  * are compared with the heap's top in a tight loop, and only a record whose
  * key passes is located (rf_delims_nth from the last one located, then its
  * end).  Past the first K records, record i passes with probability about
  * K / i, so for -n 1000 of 19.6 M records some 10^4 records are located in
  * all, and a run is: map or read the input, count its delimiters, draw the
- * keys (on a helper thread) -- no work per record.
- *
- * -n 1000 of a 1 GB file of 19.6 M lines of ~50 bytes (/tmp/big1g, page
- * cache warm), 2-CPU VM shared with other jobs (load 2-2.6 during the runs),
- * medians of 5 interleaved runs, /usr/bin/time -f '%e s %U u %S s %M KB':
- *                             GNU shuf   riffle --seed=1          ratio  before
- *   FILE (mapped in windows)    2.14 s   0.27 s (0.22 u 0.06 s)   7.9x   0.51 s
- *   cat FILE | (256 KiB pipe)   2.45 s   0.39 s (0.14 u 0.10 s)   6.3x   0.78 s
- *   < FILE (stdin is the file)  2.16 s   0.27 s (0.22 u 0.06 s)   8.0x
- * "before": one memchr and one callback per record, keys drawn on the walking
- * thread.  From the file, 0.18 s when the second CPU happens to be free (the
- * helper then runs beside the walk), 0.28 s with --threads=1.  cat FILE into
- * a program that only reads took 0.30 s in the same runs: the pipe's floor
- * on this machine.  Peak RSS: 70 MB from the file (a 64 MiB window),
- * 5.7 MB from the pipe. */
+ * keys (on a helper thread) -- no work per record. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "engine.h"
-#include "engine_walk.h"
-#include "output.h"
-#include "progress.h"
-#include "reader.h"
+#include "common/grow.h"
+#include "engine_internal.h"
+#include "walk.h"
 
 struct cand {
     uint64_t key;
@@ -123,7 +106,7 @@ static void compact(struct head *hd)
 static int push(struct head *hd, uint64_t key, const unsigned char *rec, size_t len)
 {
     if (hd->n == hd->cap) {
-        struct cand *h = cli_grow(hd->heap, &hd->cap, sizeof *h, 1024);
+        struct cand *h = rfi_grow(hd->heap, &hd->cap, sizeof *h, 1024);
         if (!h)
             return -1;
         hd->heap = h;
@@ -180,8 +163,10 @@ static int offer(struct head *hd, uint64_t k, uint64_t key, const unsigned char 
     return 0;
 }
 
-/* The candidates as records, in input order, sorted and written. */
-static int finish(struct engine *e, struct head *hd, uint64_t k)
+/* The candidates as records, in input order, sorted and written after the
+ * header. */
+static int finish(struct engine *e, struct head *hd, uint64_t k, const unsigned char *hbuf,
+                  size_t hlen)
 {
     compact(hd); /* also leaves the candidates in input order */
     rf_records r;
@@ -195,19 +180,20 @@ static int finish(struct engine *e, struct head *hd, uint64_t k)
         if (rf_records_add_record(&r, hd->arena + hd->heap[i].off, hd->heap[i].len) != 0)
             goto oom;
     }
-    if (rf_keyed_sort(&e->order, a, hd->n, 1) != RF_OK) {
-        cli_error("cannot shuffle: %s", rf_strerror(RF_ECRYPTO));
+    const rf_status st = rf_keyed_sort(&e->order, a, hd->n, 1);
+    if (st != RF_OK) {
+        rfe_status(e->err, st);
         goto done;
     }
     const size_t out = k < hd->n ? (size_t)k : hd->n;
     uint64_t *offs = (uint64_t *)a; /* the vals, packed in place */
     for (size_t i = 0; i < out; i++)
         offs[i] = a[i].val;
-    if (output_set_total(e->out, out) == 0)
+    if (engine_begin(e, hbuf, hlen, out) == 0)
         status = engine_emit(e, &r, offs, out);
     goto done;
 oom:
-    cli_error("memory exhausted");
+    rfe_nomem(e->err);
 done:
     free(a);
     rf_records_free(&r);
@@ -218,6 +204,7 @@ struct walk {
     struct head hd;
     uint64_t k;
     unsigned char delim;
+    rf_engine_error *err;
 };
 
 /* The largest key a record can have and still be offered a place: any key
@@ -244,10 +231,8 @@ static int take(void *ctx, const struct walk_chunk *c)
             at += rf_delims_nth(c->data + at, c->len - at, w->delim, i - item - 1) + 1;
         const unsigned char *rec = c->data + at;
         const unsigned char *end = memchr(rec, w->delim, c->len - at);
-        if (offer(&w->hd, w->k, c->keys[i], rec, (size_t)(end - rec)) != 0) {
-            cli_error("memory exhausted");
-            return 1;
-        }
+        if (offer(&w->hd, w->k, c->keys[i], rec, (size_t)(end - rec)) != 0)
+            return rfe_nomem(w->err);
         item = i + 1;
         at = (size_t)(end - c->data) + 1;
         t = threshold(w);
@@ -257,18 +242,13 @@ static int take(void *ctx, const struct walk_chunk *c)
 
 int engine_head(struct engine *e, struct reader *rd)
 {
-    struct walk w = {.k = e->count, .delim = e->delim};
+    struct walk w = {.k = e->count, .delim = e->delim, .err = e->err};
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
     int status = 1;
-    if (e->progress)
-        progress_phase(e->progress, "read", e->size_hint);
-    if (engine_walk_chunks(e, rd, take, &w, &hbuf, &hlen) == 0) {
-        if (e->progress)
-            progress_done(e->progress);
-        if (output_set_header(e->out, hbuf, hlen) == 0)
-            status = finish(e, &w.hd, e->count);
-    }
+    engine_phase(e, RF_ENGINE_READ, e->size_hint);
+    if (engine_walk_chunks(e, rd, take, &w, &hbuf, &hlen) == 0)
+        status = finish(e, &w.hd, e->count, hbuf, hlen);
     free(hbuf);
     free(w.hd.heap);
     free(w.hd.arena);

@@ -1,21 +1,25 @@
-/* reader.h -- the inputs of the shuf mode as a stream of whole records, for
- * the engines that cannot hold the input: the head (-n K) and the external
- * engine.  Inputs are read in large blocks, or mapped a window at a time
+/* reader.h -- the inputs as a stream of whole records, for the engines that
+ * cannot hold the input: the head and the external engine.  Inputs are read in large blocks, or mapped a window at a time
  * (reader_map), so memory stays bounded; a pipe's buffer is grown to 256 KiB
  * (reader.c).  Records are cut at the delimiter exactly as rf_records cuts them
  * (riffle_io.h): every input's last record is a record even without its
  * delimiter, and it gets one. */
-#ifndef RIFFLE_READER_H
-#define RIFFLE_READER_H
+#ifndef RF_ENGINE_READER_H
+#define RF_ENGINE_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "riffle_engine.h"
+
 struct reader {
-    char **names;      /* inputs ("-" is stdin) */
-    int n_names, next_name;
+    const rf_engine_input *inputs;
+    size_t n_inputs, next_input;
     int fd;            /* current input, or -1 */
-    const char *name;  /* its name, for messages */
+    int own_fd;        /* the reader opened fd, and closes it */
+    const char *name;  /* its name, for error details */
+    rf_engine_error *err; /* where a failure is recorded */
+    rf_engine_op op;   /* what a failure of an input is: RF_ENGINE_OP_INPUT */
     unsigned char delim;
     unsigned char *buf;
     size_t cap, start, end; /* unconsumed bytes buf[start..end) */
@@ -29,8 +33,14 @@ struct reader {
     size_t map_len;
 };
 
-/* Start reading names[0..n).  Returns 0, or 1 after a message. */
-int reader_open(struct reader *rd, char **names, int n, unsigned char delim);
+/* Start reading inputs[0..n) (which must outlive rd); failures are
+ * recorded in *err.  Returns 0, or 1 with the error recorded. */
+int reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, unsigned char delim,
+                rf_engine_error *err);
+
+/* The mapping window for a memory budget: 64 MiB, or a quarter of the budget
+ * if that is less (but 1 MiB at least). */
+size_t reader_window(uint64_t budget);
 
 /* Read regular files through read-only mappings of `window` bytes (rounded
  * to pages; 0 turns it off): no copy, and memory stays one window.  A record
@@ -39,14 +49,15 @@ void reader_map(struct reader *rd, size_t window);
 
 /* Before the first reader_next: the input starts with prefix[0..len), bytes
  * read earlier from the input `name`, which goes on as fd (positioned after
- * them; the reader closes it unless it is stdin), or ends there if fd < 0;
- * names[0..n) follow.  prefix must stay valid until the next reader_next. */
+ * them; the reader closes it if own_fd), or ends there if fd < 0; the
+ * inputs of reader_open follow.  prefix must stay valid until the next
+ * reader_next. */
 void reader_prefix(struct reader *rd, const unsigned char *prefix, size_t len, int fd,
-                   const char *name);
+                   int own_fd, const char *name);
 
 /* The next block of whole records, each ending with the delimiter: sets
  * *data and *len (len > 0) and returns 1; returns 0 at the end of the last
- * input, or -1 after printing an error.  The block stays valid until the next
+ * input, or -1 with the error recorded.  The block stays valid until the next
  * call. */
 int reader_next(struct reader *rd, const unsigned char **data, size_t *len);
 

@@ -1,10 +1,10 @@
-/* engine_walk.h -- the record walk of engine.h in bulk: the records after
+/* walk.h -- the record walk of engine_internal.h in bulk: the records after
  * the header as chunks of whole records with their keys, for engines that
  * need only a few records' bytes (engine_head) and should not locate every
- * record one by one.  engine_walk (engine.h) is this walk with every record
- * located. */
-#ifndef RIFFLE_ENGINE_WALK_H
-#define RIFFLE_ENGINE_WALK_H
+ * record one by one.  engine_walk (engine_internal.h) is this walk with
+ * every record located. */
+#ifndef RF_ENGINE_WALK_H
+#define RF_ENGINE_WALK_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -22,10 +22,10 @@ struct walk_chunk {
     const uint64_t *keys;
 };
 
-/* Returns 0, or nonzero after printing a message (the walk stops). */
+/* Returns 0, or nonzero with the error recorded (the walk stops). */
 typedef int (*engine_chunk_fn)(void *ctx, const struct walk_chunk *c);
 
-/* As engine_walk (engine.h), a chunk at a time. */
+/* As engine_walk (engine_internal.h), a chunk at a time. */
 int engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn fn, void *ctx,
                        unsigned char **hbuf, size_t *hlen);
 

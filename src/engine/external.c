@@ -1,4 +1,4 @@
-/* engine_ext.c -- inputs larger than memory (engine.h).
+/* external.c -- inputs larger than memory (engine_internal.h).
  *
  * Pass 1 (scatter): every record after the header gets its key (the keyed
  * order's stream, in input order) and goes, with its key, to the bucket named
@@ -14,9 +14,9 @@
  * with its prefix, in input order, and ties never cross buckets.  A bucket
  * too large for --memory is scattered again by the next bits of its keys.
  *
- * Temporary files live in a fresh directory (DIR/riffle-XXXXXX) whose
- * numbered files cleanup.h removes on signals; every exit path removes them
- * too.  Memory: the scatter buffers (1 MiB per bucket and a few spares, less
+ * Temporary files live in a fresh directory (DIR/riffle-XXXXXX) of numbered
+ * files, announced through the temp callback before each is created (so a
+ * program's signal handler can remove them); every exit path removes them.  Memory: the scatter buffers (1 MiB per bucket and a few spares, less
  * if that is more than half of --memory, but at least 8 KiB each) and, in
  * pass 2, one or two buckets (their bytes + 8 bytes per record: the order,
  * as offsets; no offsets table beside it).
@@ -34,21 +34,12 @@
  *   - pass 2: while a bucket is written (gather and write(2)), a helper
  *     thread maps and orders the next one, when the two fit in the budget
  *     together.
- *
- * Measured on the 2-CPU VM of docs/BENCHMARKS_BIG.md (shared with other
- * jobs, load 2-4), 4.3 GB of ~50-byte lines at --memory=512M, output to a
- * file, medians of 3 interleaved runs, wall (user + sys CPU): 17.4 s (15.5 s)
- * before; 14.9 s (13.1 s) with the writer thread; 12.8 s (13.3 s) with the
- * helper too; 1 MiB buffers instead of an equal share of half the budget
- * (6-8 MiB): the kernel time of pass 1 fell by a fifth (fewer fresh pages,
- * buffers still in cache when written), 12.0 s (12.2 s); block starts and
- * rf_keyed_index_vals instead of rf_records_index + rf_keyed_index + a
- * lookup per record: 10.0 s (12.0 s, against 10.9 s and 14.5 s in the same
- * series), peak RSS 322 MiB instead of 389. */
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +47,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cleanup.h"
-#include "cli.h"
-#include "engine.h"
-#include "output.h"
-#include "progress.h"
+#include "common/grow.h"
+#include "common/thread.h"
+#include "engine_internal.h"
 #include "reader.h"
 
 /* Buckets per scatter, at most: 2 files each, well inside the usual limit of
@@ -73,9 +62,8 @@
 /* Records of one keyed block (riffle.h: keys come in blocks of 2^16, and
  * rf_keyed_index_vals asks for values block by block). */
 #define BLOCK ((uint64_t)1 << 16)
-/* Record bytes per buffer at most: 256 KiB, 1 MiB and 4 MiB buffers gave
- * 1.53, 1.46 and 1.79 s (sys 0.78, 0.64, 1.25 s) on 1 GB at --memory=256M
- * (medians of 5). */
+/* Record bytes per buffer at most: 1 MiB was the fastest of 256 KiB, 1 MiB
+ * and 4 MiB (docs/BENCHMARKS_BIG.md). */
 #define MAX_BUFFER ((size_t)1 << 20)
 
 struct bucket;
@@ -107,6 +95,7 @@ struct bucket {
 struct ext {
     struct engine *e;
     char dir[PATH_MAX - 32]; /* room for "/" and a number in PATH_MAX */
+    int made;                     /* dir exists */
     unsigned long files;          /* numbered files created so far */
     size_t rec_cap, key_cap;      /* per piece, for the scatter under way */
     uint64_t left;                /* records still to write (-n) */
@@ -123,17 +112,24 @@ static int io_error(const struct ext *x, unsigned long id, int err)
 {
     char name[PATH_MAX];
     file_name(x, id, name);
-    if (x->e->progress)
-        progress_done(x->e->progress);
-    cli_error("%s: %s", name, strerror(err));
-    return 1;
+    return rfe_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, name, err);
+}
+
+/* Tell the caller which files may exist: before each is created, so that
+ * a signal handler never misses one.  Returns 0 or what the caller said. */
+static int announce(const struct ext *x)
+{
+    const struct engine *e = x->e;
+    return e->temp ? e->temp(e->temp_ctx, x->dir, x->files) : 0;
 }
 
 static int create_file(struct ext *x, unsigned long *id, int *fd)
 {
     char name[PATH_MAX];
     *id = x->files++;
-    cleanup_dir_count(x->files); /* before the file exists: a signal never misses it */
+    const int refused = announce(x);
+    if (refused)
+        return rfe_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, x->dir, refused);
     file_name(x, *id, name);
     *fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     return *fd < 0 ? io_error(x, *id, errno) : 0;
@@ -252,7 +248,7 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-/* Start the writer thread with SIGINT/SIGTERM/SIGHUP blocked (cleanup.h);
+/* Start the writer thread (a library thread: asynchronous signals blocked);
  * if it cannot start, the writes stay on this thread. */
 static void flusher_start(struct flusher *f)
 {
@@ -267,11 +263,7 @@ static void flusher_start(struct flusher *f)
         pthread_mutex_destroy(&f->mu);
         return;
     }
-    sigset_t old;
-    const int blocked = cleanup_block_async(&old) == 0;
-    f->threaded = pthread_create(&f->tid, NULL, writer_main, f) == 0;
-    if (blocked)
-        cleanup_restore(&old);
+    f->threaded = rfi_thread_start(&f->tid, writer_main, f);
     if (!f->threaded) {
         pthread_cond_destroy(&f->freed);
         pthread_cond_destroy(&f->work);
@@ -295,8 +287,8 @@ static void flusher_stop(struct flusher *f)
     f->threaded = 0;
 }
 
-/* Wait until every queued piece is written.  Returns 0, or 1 after a
- * message. */
+/* Wait until every queued piece is written.  Returns 0, or 1 with the
+ * error recorded. */
 static int flusher_drain(struct ext *x, struct flusher *f)
 {
     if (!f->threaded)
@@ -350,10 +342,8 @@ static int scatter_open(struct ext *x, struct scatter *s, unsigned shift, unsign
     const size_t piece_bytes = x->rec_cap + x->key_cap * sizeof(uint64_t);
     s->mem = malloc(npieces * piece_bytes);
     s->pieces = calloc(npieces, sizeof *s->pieces);
-    if (!s->mem || !s->pieces) {
-        cli_error("memory exhausted");
-        return 1;
-    }
+    if (!s->mem || !s->pieces)
+        return rfe_nomem(x->e->err);
     for (size_t j = 0; j < npieces; j++) {
         struct piece *p = &s->pieces[j];
         p->keys = (uint64_t *)(void *)(s->mem + j * piece_bytes);
@@ -393,7 +383,7 @@ static void queue_piece(struct flusher *f, struct piece *p)
 }
 
 /* The bucket's piece to its files (queued, with a writer thread: the bucket
- * then gets a written one back).  Returns 0, or 1 after a message. */
+ * then gets a written one back).  Returns 0, or 1 with the error recorded. */
 static int flush_bucket(struct ext *x, struct scatter *s, struct bucket *b)
 {
     struct piece *p = b->cur;
@@ -422,15 +412,13 @@ static int flush_bucket(struct ext *x, struct scatter *s, struct bucket *b)
 }
 
 /* Note where record b->records, the first of a block, starts. */
-static int add_start(struct bucket *b)
+static int add_start(const struct ext *x, struct bucket *b)
 {
     const size_t c = (size_t)(b->records / BLOCK);
     if (c == b->starts_cap) {
-        uint64_t *p = cli_grow(b->starts, &b->starts_cap, sizeof *p, 16);
-        if (!p) {
-            cli_error("memory exhausted");
-            return 1;
-        }
+        uint64_t *p = rfi_grow(b->starts, &b->starts_cap, sizeof *p, 16);
+        if (!p)
+            return rfe_nomem(x->e->err);
         b->starts = p;
     }
     b->starts[c] = b->bytes;
@@ -442,7 +430,7 @@ static int add_record(struct ext *x, struct scatter *s, uint64_t key,
 {
     struct bucket *b = &s->b[(key << s->shift) >> (64 - s->bits)];
     struct piece *p = b->cur;
-    if (b->records % BLOCK == 0 && add_start(b) != 0)
+    if (b->records % BLOCK == 0 && add_start(x, b) != 0)
         return 1;
     if ((p->len + len > b->rec_limit || p->nkeys == b->key_limit) && p->nkeys > 0) {
         if (flush_bucket(x, s, b) != 0)
@@ -625,19 +613,15 @@ static void ready_make(const struct ext *x, struct ready *rd)
     close(it.fd);
 }
 
-/* Returns 0, or 1 after the message of a failed ready_make. */
+/* Returns 0, or 1 with the error of a failed ready_make recorded. */
 static int ready_report(const struct ext *x, const struct ready *rd)
 {
     if (rd->err)
         return io_error(x, rd->err_id, rd->err);
-    if (rd->nomem) {
-        cli_error("memory exhausted");
-        return 1;
-    }
-    if (rd->st != RF_OK) {
-        cli_error("cannot shuffle: %s", rf_strerror(rd->st));
-        return 1;
-    }
+    if (rd->nomem)
+        return rfe_nomem(x->e->err);
+    if (rd->st != RF_OK)
+        return rfe_status(x->e->err, rd->st);
     return 0;
 }
 
@@ -654,8 +638,7 @@ static int ready_emit(struct ext *x, struct ready *rd)
     remove_file(x, rd->b->rec_id);
     remove_file(x, rd->b->key_id);
     x->done += rd->b->bytes;
-    if (x->e->progress)
-        progress_update(x->e->progress, x->done);
+    engine_progress(x->e, x->done);
     return status;
 }
 
@@ -681,11 +664,7 @@ static void helper_start(struct helper *h, const struct ext *x, struct bucket *b
     memset(&h->rd, 0, sizeof h->rd);
     h->x = x;
     h->rd.b = b;
-    sigset_t old;
-    const int blocked = cleanup_block_async(&old) == 0;
-    h->running = pthread_create(&h->tid, NULL, helper_main, h) == 0;
-    if (blocked)
-        cleanup_restore(&old);
+    h->running = rfi_thread_start(&h->tid, helper_main, h);
 }
 
 /* The helper's bucket, made ready (here, if the thread could not start). */
@@ -716,21 +695,20 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
     if (bits > 64 - used_bits)
         bits = 64 - used_bits;
     struct scatter *s = malloc(sizeof *s);
-    if (!s) {
-        cli_error("memory exhausted");
-        return 1;
-    }
+    if (!s)
+        return rfe_nomem(x->e->err);
     int status = scatter_open(x, s, used_bits, bits);
     char rec_name[PATH_MAX], key_name[PATH_MAX];
     file_name(x, b->rec_id, rec_name);
     file_name(x, b->key_id, key_name);
-    char *names[1] = {rec_name};
+    const rf_engine_input in = rf_engine_input_path(rec_name);
     struct reader rd;
     int key_fd = -1;
-    if (status == 0 && reader_open(&rd, names, 1, x->e->delim) != 0)
+    if (status == 0 && reader_open(&rd, &in, 1, x->e->delim, x->e->err) != 0)
         status = 1;
     else if (status == 0) {
-        reader_map(&rd, shuf_window(x->e));
+        rd.op = RF_ENGINE_OP_TEMP_FILE;
+        reader_map(&rd, reader_window(x->e->budget));
         key_fd = open(key_name, O_RDONLY | O_CLOEXEC);
         if (key_fd < 0)
             status = io_error(x, b->key_id, errno);
@@ -787,9 +765,7 @@ static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigne
     struct helper h = {.running = 0};
     int helping = 0; /* h holds bucket i (started while i - 1 was written) */
     int status = 0;
-    /* A write error sticks in the output (output_close reports it): the
-     * rest of the buckets need not be ordered for nothing. */
-    for (unsigned i = 0; i < nb && status == 0 && !output_writer(x->e->out)->err; i++) {
+    for (unsigned i = 0; i < nb && status == 0; i++) {
         struct bucket *b = &bs[i];
         if (!helping && (x->left == 0 || b->records == 0)) {
             remove_file(x, b->rec_id);
@@ -843,26 +819,48 @@ static void raise_file_limit(void)
 static int make_dir(struct ext *x)
 {
     const char *base = x->e->tmpdir;
-    if ((size_t)snprintf(x->dir, sizeof x->dir, "%s/riffle-XXXXXX", base) >= sizeof x->dir) {
-        cli_error("%s: %s", base, strerror(ENAMETOOLONG));
-        return 1;
-    }
-    /* Registered under its real name with the signals blocked, so that no
-     * signal can come between its creation and its registration. */
-    sigset_t old;
-    cleanup_block_async(&old);
+    if ((size_t)snprintf(x->dir, sizeof x->dir, "%s/riffle-XXXXXX", base) >= sizeof x->dir)
+        return rfe_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, base, ENAMETOOLONG);
+    /* Announced under its real name with this thread's asynchronous signals
+     * blocked, so that no signal handler can run between its creation and
+     * the caller's registering it. */
+    sigset_t all, old;
+    sigfillset(&all);
+    const int masked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
     const int made = mkdtemp(x->dir) != NULL;
     const int err = errno;
-    const int reg = made ? cleanup_dir_set(x->dir) : 0;
-    cleanup_restore(&old);
-    if (!made || reg != 0) {
+    const int refused = made ? announce(x) : 0;
+    if (masked)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!made || refused) {
         if (made)
             rmdir(x->dir);
-        cli_error("cannot create a temporary directory in %s: %s", base,
-                  strerror(made ? ENAMETOOLONG : err));
-        return 1;
+        return rfe_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_DIR, base, made ? refused : err);
     }
+    x->made = 1;
     return 0;
+}
+
+/* Remove the numbered files and the directory, then tell the caller.
+ * Returns 0, or the first errno value other than ENOENT (the removal still
+ * goes on through every file). */
+static int remove_dir(struct ext *x)
+{
+    if (!x->made)
+        return 0;
+    int first = 0;
+    for (unsigned long id = 0; id < x->files; id++) {
+        char name[PATH_MAX];
+        file_name(x, id, name);
+        if (unlink(name) != 0 && errno != ENOENT && !first)
+            first = errno;
+    }
+    if (rmdir(x->dir) != 0 && errno != ENOENT && !first)
+        first = errno;
+    x->made = 0;
+    if (x->e->temp)
+        (void)x->e->temp(x->e->temp_ctx, NULL, 0);
+    return first;
 }
 
 /* Pass 1 over the input: every record after the header to its bucket. */
@@ -886,18 +884,15 @@ int engine_external(struct engine *e, struct reader *rd)
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
     int status = 1;
-    if (!s) {
-        cli_error("memory exhausted");
-        return 1;
-    }
+    if (!s)
+        return rfe_nomem(e->err);
     raise_file_limit();
     if (make_dir(&x) != 0) {
         free(s);
         return 1;
     }
     const unsigned bits = fanout_bits(e->size_hint, e->budget);
-    if (e->progress)
-        progress_phase(e->progress, "scatter", e->size_hint);
+    engine_phase(e, RF_ENGINE_SCATTER, e->size_hint);
     struct walk w = {&x, s, 0};
     if (scatter_open(&x, s, 0, bits) != 0 || engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {
         free_buffers(s);
@@ -905,22 +900,16 @@ int engine_external(struct engine *e, struct reader *rd)
     }
     if (scatter_close(&x, s) != 0)
         goto done;
-    if (e->progress) {
-        progress_done(e->progress);
-        progress_phase(e->progress, "shuffle", x.scattered);
-    }
-    x.left = e->limited && e->count < w.records ? e->count : w.records;
+    engine_phase(e, RF_ENGINE_SHUFFLE, x.scattered);
+    x.left = e->count < w.records ? e->count : w.records;
     e->record_bytes = 0; /* pass 2 reports bucket bytes itself */
-    if (output_set_header(e->out, hbuf, hlen) != 0 || output_set_total(e->out, x.left) != 0)
+    if (engine_begin(e, hbuf, hlen, x.left) != 0)
         goto done;
     status = finish_buckets(&x, s->b, s->nb, bits);
-    if (e->progress)
-        progress_done(e->progress);
-done:
-    if (cleanup_dir_remove() != 0 && status == 0) {
-        cli_error("cannot remove the temporary directory %s", x.dir);
-        status = 1;
-    }
+done:;
+    const int err = remove_dir(&x);
+    if (err && status == 0)
+        status = rfe_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, x.dir, err);
     free_starts(s);
     free(hbuf);
     free(s);

@@ -1,4 +1,4 @@
-/* engine_mem.c -- the in-memory engine (engine.h).
+/* memory.c -- the in-memory engine (engine_internal.h).
  *
  * The records are one buffer (a mapped file, or bytes read).  Nothing is
  * stored per record but the order itself: rf_keyed_index_vals writes the
@@ -10,15 +10,11 @@
  * delimiter scan away.  Against an offsets table (rf_records_index) this
  * saves 8 bytes per record and a random read of the table per record. */
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cleanup.h"
-#include "cli.h"
-#include "engine.h"
-#include "output.h"
-#include "progress.h"
+#include "common/thread.h"
+#include "engine_internal.h"
 
 /* Records of one keyed block (riffle.h: keys come in blocks of 2^16). */
 #define BLOCK ((uint64_t)1 << 16)
@@ -60,25 +56,17 @@ static void *count_main(void *arg)
  * that cannot start is counted here). */
 static void count_all(const struct layout *l, size_t *counts, size_t pieces, unsigned threads)
 {
-    enum { MAX = 64 };
-    struct counter c[MAX];
-    pthread_t tid[MAX];
-    int started[MAX] = {0};
-    if (threads > MAX)
-        threads = MAX;
+    struct counter c[RFI_THREADS_MAX];
+    pthread_t tid[RFI_THREADS_MAX];
+    int started[RFI_THREADS_MAX] = {0};
+    threads = rfi_threads(threads);
     if (threads > pieces)
         threads = pieces ? (unsigned)pieces : 1;
-    /* The asynchronous signals stay with this thread (cleanup.h); a SIGBUS
-     * (the mapped input truncated) is not blocked: blocked, it would kill. */
-    sigset_t old;
-    const int blocked = cleanup_block_async(&old) == 0;
     for (unsigned t = 0; t < threads; t++) {
         c[t] = (struct counter){l, counts, pieces * t / threads, pieces * (t + 1) / threads};
         if (t > 0)
-            started[t] = pthread_create(&tid[t], NULL, count_main, &c[t]) == 0;
+            started[t] = rfi_thread_start(&tid[t], count_main, &c[t]);
     }
-    if (blocked)
-        cleanup_restore(&old);
     count_pieces(&c[0]);
     for (unsigned t = 1; t < threads; t++) {
         if (started[t])
@@ -123,10 +111,8 @@ int layout_init(struct layout *l, const struct engine *e, const rf_records *r)
     const uint64_t bytes = l->size - l->begin;
     const size_t pieces = (size_t)((bytes + PIECE - 1) / PIECE);
     size_t *counts = malloc(pieces * sizeof *counts);
-    if (!counts) {
-        cli_error("memory exhausted");
-        return 1;
-    }
+    if (!counts)
+        return rfe_nomem(e->err);
     count_all(l, counts, pieces, e->threads);
     uint64_t delims = 0;
     for (size_t i = 0; i < pieces; i++)
@@ -136,8 +122,7 @@ int layout_init(struct layout *l, const struct engine *e, const rf_records *r)
     l->blocks = (l->m + BLOCK - 1) / BLOCK;
     if (!(l->starts = malloc(l->blocks * sizeof *l->starts))) {
         free(counts);
-        cli_error("memory exhausted");
-        return 1;
+        return rfe_nomem(e->err);
     }
     find_blocks(l, counts, pieces);
     free(counts);
@@ -204,7 +189,7 @@ static int header_bytes(const struct layout *l, unsigned char **copy,
 int engine_memory(struct engine *e, const rf_records *r, const struct layout *l)
 {
     const uint64_t m = l->m;
-    const size_t k = (size_t)(e->limited && e->count < m ? e->count : m);
+    const size_t k = (size_t)(e->count < m ? e->count : m);
     unsigned char *copy;
     const unsigned char *hb;
     size_t hl;
@@ -212,30 +197,24 @@ int engine_memory(struct engine *e, const rf_records *r, const struct layout *l)
     int status = 1;
     if (header_bytes(l, &copy, &hb, &hl) != 0 ||
         !(order = malloc((m ? m : 1) * sizeof *order))) {
-        cli_error("memory exhausted");
+        rfe_nomem(e->err);
         goto done;
     }
-    if (output_set_header(e->out, hb, hl) != 0 || output_set_total(e->out, k) != 0)
+    if (engine_begin(e, hb, hl, k) != 0)
         goto done;
-    if (e->progress)
-        progress_phase(e->progress, "shuffle", 0);
+    engine_phase(e, RF_ENGINE_SHUFFLE, 0);
     struct order_ctx ctx = {l, &e->order};
     const rf_status st =
         m ? rf_keyed_index_vals(&e->order, m, block_keys, block_offsets, &ctx, l->size,
                                 e->threads, order)
           : RF_OK;
     if (st != RF_OK) {
-        cli_error("cannot shuffle: %s", rf_strerror(st));
+        rfe_status(e->err, st);
         goto done;
     }
     e->record_bytes = m ? (l->size - l->begin) / m : 0;
-    if (e->progress) {
-        progress_done(e->progress);
-        progress_phase(e->progress, "write", (uint64_t)k * e->record_bytes);
-    }
+    engine_phase(e, RF_ENGINE_WRITE, (uint64_t)k * e->record_bytes);
     status = engine_emit(e, r, order, k);
-    if (e->progress)
-        progress_done(e->progress);
 done:
     free(copy);
     free(order);

@@ -1,5 +1,5 @@
-/* engine_walk.c -- the record walk the streaming engines share (engine.h,
- * engine_walk.h): every record of a reader, in input order, with its key.
+/* walk.c -- the record walk the streaming engines share (engine_internal.h,
+ * walk.h): every record of a reader, in input order, with its key.
  *
  * The reader's blocks are cut into chunks of about 64 KiB of whole records;
  * a chunk is counted with rf_delims_count while it is in the cache and gets
@@ -7,31 +7,27 @@
  * is done per record unless the engine asks: engine_head looks at the keys
  * and locates only the few records it keeps; engine_walk locates them all
  * with rf_delims_find.  One memchr per record was more than half of a
- * -n 1000 run before (see engine_head.c); for the external engine, whose
- * bucket writes dominate, the walk is a few percent either way. */
+ * -n 1000 run (head.c); for the external engine, whose bucket writes
+ * dominate, the walk is a few percent either way. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "engine.h"
-#include "engine_walk.h"
-#include "progress.h"
+#include "engine_internal.h"
 #include "reader.h"
+#include "walk.h"
 #include "walk_keys.h"
 
 /* Bytes per chunk: small enough that counting, keying and locating a chunk
  * read it from the L1/L2 cache, large enough that the per-chunk calls do not
- * show (-n 1000 on the 1 GB file: the same CPU time within the noise for 16,
- * 64 and 256 KiB; 1 MiB a little more). */
+ * show (measured with -n 1000 on a 1 GB file: 16, 64 and 256 KiB cost the
+ * same CPU time, 1 MiB more; docs/BENCHMARKS_CLI.md). */
 #define CHUNK ((size_t)64 << 10)
 
 static int append(unsigned char **buf, size_t *len, const unsigned char *p, size_t n)
 {
     unsigned char *b = realloc(*buf, *len + n);
-    if (!b) {
-        cli_error("memory exhausted");
-        return 1;
-    }
+    if (!b)
+        return -1;
     memcpy(b + *len, p, n);
     *buf = b;
     *len += n;
@@ -78,26 +74,18 @@ static int helper_pays(const struct engine *e)
     return e->threads >= 2 && e->budget >= ((uint64_t)32 << 20);
 }
 
-static int keys_failed(rf_status st)
-{
-    if (st == RF_ENOMEM)
-        cli_error("memory exhausted");
-    else
-        cli_error("cannot shuffle: %s", rf_strerror(st));
-    return 1;
-}
-
 /* The records of one reader block, chunk by chunk. */
-static int walk_block(unsigned char delim, struct walk_keys *wk, const unsigned char *p,
+static int walk_block(struct engine *e, struct walk_keys *wk, const unsigned char *p,
                       size_t len, engine_chunk_fn fn, void *ctx)
 {
+    const unsigned char delim = e->delim;
     while (len > 0) {
         size_t c = chunk_len(p, len, delim);
         size_t n = rf_delims_count(p, c, delim);
         if (wk->avail == 0) {
             const rf_status st = walk_keys_more(wk, n);
             if (st != RF_OK)
-                return keys_failed(st);
+                return rfe_status(e->err, st);
         }
         if (n > wk->avail) { /* the keys at hand end first: a shorter chunk */
             c = rf_delims_nth(p, c, delim, wk->avail - 1) + 1;
@@ -124,15 +112,16 @@ int engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn fn, 
     int got = 1;
     if (st != RF_OK) {
         walk_keys_free(&wk);
-        return keys_failed(st);
+        return rfe_status(e->err, st);
     }
     while ((got = reader_next(rd, &data, &len)) > 0) {
-        if (header_left > 0 && take_header(e->delim, &header_left, &data, &len, hbuf, hlen))
+        if (header_left > 0 && take_header(e->delim, &header_left, &data, &len, hbuf, hlen)) {
+            rfe_nomem(e->err);
             break;
-        if (walk_block(e->delim, &wk, data, len, fn, ctx) != 0)
+        }
+        if (walk_block(e, &wk, data, len, fn, ctx) != 0)
             break;
-        if (e->progress)
-            progress_update(e->progress, rd->bytes);
+        engine_progress(e, rd->bytes);
     }
     walk_keys_free(&wk);
     return got != 0;
@@ -163,10 +152,8 @@ int engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, void *
                 unsigned char **hbuf, size_t *hlen)
 {
     struct each w = {fn, ctx, e->delim, malloc(CHUNK * sizeof *w.ends)};
-    if (!w.ends) {
-        cli_error("memory exhausted");
-        return 1;
-    }
+    if (!w.ends)
+        return rfe_nomem(e->err);
     const int status = engine_walk_chunks(e, rd, each_record, &w, hbuf, hlen);
     free(w.ends);
     return status;

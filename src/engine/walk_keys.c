@@ -3,11 +3,12 @@
 #include "walk_keys.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sodium.h>
+
+#include "common/thread.h"
 
 /* The keyed order's blocks: items i with the same i / 2^16 share a substream
  * (riffle.h), so a block's keys are cheapest drawn whole. */
@@ -86,9 +87,9 @@ static void ring_free(struct key_ring *r)
     free(r);
 }
 
-/* The ring from block 1 on, and its helper, which runs with every signal
- * blocked so that handlers (cleanup.c) run on the walking thread as before.
- * Without a helper (none to be had) the walk draws every block itself. */
+/* The ring from block 1 on, and its helper (a library thread: the
+ * program's signal handlers run on the walking thread).  Without a helper
+ * (none to be had) the walk draws every block itself. */
 static struct key_ring *ring_new(const rf_keyed_order *o)
 {
     struct key_ring *r = calloc(1, sizeof *r);
@@ -105,11 +106,7 @@ static struct key_ring *ring_new(const rf_keyed_order *o)
     r->claimed = r->in_use = 1;
     pthread_mutex_init(&r->mu, NULL);
     pthread_cond_init(&r->cv, NULL);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    r->started = pthread_create(&r->tid, NULL, helper, r) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    r->started = rfi_thread_start(&r->tid, helper, r);
     return r;
 }
 

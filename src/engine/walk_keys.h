@@ -1,5 +1,5 @@
 /* walk_keys.h -- the keys of the keyed stream (riffle.h, "Keyed order") in
- * input order, for the record walk (engine_walk.c).
+ * input order, for the record walk (walk.c).
  *
  * Keys depend on the item number only, never on the records, so they can be
  * drawn before the records they belong to are even read.  They are drawn in
@@ -7,12 +7,11 @@
  * keys) -- or, with a helper thread, the first block of 2^16 items so and
  * every later block whole with rf_keyed_keys, ahead of the walk on the
  * helper.  With ChaCha20 the keys cost about as much as finding the records
- * (1 GB of ~50-byte lines: 0.08 s of keys, 0.04 s of counting in the cache,
- * 0.09 s from a mapping), so the helper takes a third to a half off a walk.
+ * (docs/BENCHMARKS_CLI.md), so the helper takes a third to a half off a walk.
  * Whichever thread draws a block, its keys are the same: the output does not
  * depend on the helper. */
-#ifndef RIFFLE_WALK_KEYS_H
-#define RIFFLE_WALK_KEYS_H
+#ifndef RF_ENGINE_WALK_KEYS_H
+#define RF_ENGINE_WALK_KEYS_H
 
 #include <stddef.h>
 #include <stdint.h>

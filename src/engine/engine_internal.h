@@ -1,50 +1,64 @@
-/* engine.h -- the engines of the shuf mode.  All three compute one order,
- * the library's keyed order (riffle.h, "Keyed order"): record i after the
- * --header records gets key k_i, records come out by increasing key, ties
- * shuffled.  So the output for a seed is the same whichever engine runs,
- * whatever --memory and --threads say (DESIGN.md principle 4):
+/* engine_internal.h -- the engines behind riffle_engine.h.  All three compute
+ * one order, the library's keyed order (riffle.h, "Keyed order"): record i
+ * after the header records gets key k_i, records come out by increasing
+ * key, ties shuffled.  So the output for a key is the same whichever engine
+ * runs, whatever the budget and the thread count:
  *   - engine_memory: the records in memory (mapped or read), ordered by
  *     rf_keyed_index_vals as their offsets (8 bytes per record);
- *   - engine_head: -n K, keeping only the K smallest keys while streaming;
+ *   - engine_head: a count K, keeping only the K smallest keys while
+ *     streaming;
  *   - engine_external: records scattered by the top bits of their keys into
  *     temporary bucket files, then each bucket sorted in memory in turn (a
  *     bucket still too large is split again by the next bits).
- * Each returns 0, or 1 after printing a message; the output is then to be
- * aborted by the caller. */
-#ifndef RIFFLE_ENGINE_H
-#define RIFFLE_ENGINE_H
+ * Each returns 0, or 1 with the error recorded in e->err (rfe_fail); the
+ * sink's output is then to be discarded by the caller. */
+#ifndef RF_ENGINE_INTERNAL_H
+#define RF_ENGINE_INTERNAL_H
 
 #include <stdint.h>
 
+#include "riffle_engine.h"
 #include "riffle_io.h"
 
-struct cli_output;
-struct progress;
 struct reader;
-struct shuf_opts;
-
-/* The shuf mode's records (files, stdin, -e) without -r, written to the
- * output the options name: picks the engine (shuf_keyed.c).  Returns the
- * exit status. */
-int shuf_run_keyed(const struct shuf_opts *o, struct progress *p);
-/* The keyed order of --seed/--random-source (or the OS) and --rng.  Returns
- * 0, or 1 after a message. */
-int shuf_keyed_order(const struct shuf_opts *o, rf_keyed_order *order);
 
 struct engine {
     unsigned char delim;
-    uint64_t header;       /* records kept in place (--header) */
-    int limited;           /* -n given */
-    uint64_t count;        /* -n K */
-    uint64_t budget;       /* --memory, bytes */
+    uint64_t header;       /* records kept in place */
+    uint64_t count;        /* records to output; RF_ENGINE_ALL: every one */
+    uint64_t budget;       /* bytes */
     unsigned threads;      /* >= 1 */
     const char *tmpdir;    /* for engine_external */
     uint64_t size_hint;    /* input bytes if known (regular files), else 0 */
     rf_keyed_order order;
-    struct cli_output *out;
-    struct progress *progress;
+    const rf_engine_sink *sink;
+    rf_engine_progress_fn *progress; /* may be NULL */
+    void *progress_ctx;
+    rf_engine_phase phase; /* the phase under way, for engine_progress */
+    uint64_t phase_total;
+    uint64_t done;         /* bytes of the phase last reported */
+    rf_engine_temp_fn *temp; /* may be NULL */
+    void *temp_ctx;
     uint64_t record_bytes; /* average record size, for progress in bytes */
+    rf_engine_error *err;  /* the first error (never NULL) */
 };
+
+/* Record the first error of a run in *err (later ones are consequences) and
+ * return 1.  path may be NULL. */
+int rfe_fail(rf_engine_error *err, rf_status st, rf_engine_op op, const char *path, int errnum);
+/* rfe_fail for a failed allocation. */
+int rfe_nomem(rf_engine_error *err);
+/* rfe_fail for a status of a library call (RF_ENOMEM included). */
+int rfe_status(rf_engine_error *err, rf_status st);
+
+/* Progress: phase `ph` begins (total bytes, 0 if unknown); done bytes of it
+ * are done. */
+void engine_phase(struct engine *e, rf_engine_phase ph, uint64_t total);
+void engine_progress(struct engine *e, uint64_t done);
+
+/* The sink's begin: the header records and how many records follow.
+ * Returns 0, or 1 with the error recorded. */
+int engine_begin(struct engine *e, const void *header, size_t len, uint64_t records);
 
 /* Where the records of one buffer are, without an offset per record: the
  * --header records' end, the number of records after them, and the start
@@ -60,8 +74,8 @@ struct layout {
     uint64_t blocks;  /* ceil(m / 2^16) */
     uint64_t *starts; /* starts[c]: offset of record c * 2^16 after the header */
 };
-/* Count r's records (on e->threads threads).  Returns 0, or 1 after a
- * message.  layout_free releases it. */
+/* Count r's records (on e->threads threads).  Returns 0, or 1 with the
+ * error recorded.  layout_free releases it. */
 int layout_init(struct layout *l, const struct engine *e, const rf_records *r);
 void layout_free(struct layout *l);
 /* Whether engine_memory can order them under the budget: the bytes plus 8
@@ -74,22 +88,20 @@ int engine_external(struct engine *e, struct reader *rd);
 
 /* One record after the header: its key (the keyed stream, in input order)
  * and its bytes, rec[len - 1] being the delimiter.  Returns 0, or nonzero
- * after printing a message (the walk stops). */
+ * with the error recorded (the walk stops). */
 typedef int (*engine_record_fn)(void *ctx, uint64_t key, const unsigned char *rec, size_t len);
 
 /* Read every record of rd: the first e->header records are appended to
- * *hbuf / *hlen (complete records, for output_set_header; free *hbuf), every
+ * *hbuf / *hlen (complete records, for the sink's begin; free *hbuf), every
  * later one goes to fn with its key.  Reports progress (phase set by the
- * caller).  Returns 0, or 1 after a message. */
+ * caller).  Returns 0, or 1 with the error recorded. */
 int engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, void *ctx,
                 unsigned char **hbuf, size_t *hlen);
 
 
-/* How much of a regular file a streaming engine maps at a time. */
-size_t shuf_window(const struct engine *e);
 
-/* Write the records of r starting at offs[0..count) through the output,
- * part by part. */
+/* Write the records of r starting at offs[0..count) to the sink, as much
+ * at a time as its room allows.  Returns 0, or 1 with the error recorded. */
 int engine_emit(struct engine *e, const rf_records *r, const uint64_t *offs, size_t count);
 
 #endif

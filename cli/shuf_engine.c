@@ -1,0 +1,207 @@
+/* shuf_engine.c -- the shuf mode's records (files, stdin, -e) without -r:
+ * the options turned into the engine's (riffle_engine.h), the program's
+ * output (output.h: stdout, -o, --split) as its sink, its progress line and
+ * its signal-time clean-up (cleanup.h) as its callbacks, and its errors
+ * printed. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "cleanup.h"
+#include "output.h"
+#include "progress.h"
+#include "riffle_engine.h"
+#include "shuf.h"
+#include "shuf_engine.h"
+
+/* ---- the sink: struct cli_output ---- */
+
+static int out_begin(void *ctx, const void *header, size_t len, uint64_t records)
+{
+    struct cli_output *o = ctx;
+    return output_set_header(o, header, len) != 0 || output_set_total(o, records) != 0 ? -1 : 0;
+}
+
+static rf_writer *out_writer(void *ctx)
+{
+    return output_writer(ctx);
+}
+
+static uint64_t out_room(void *ctx)
+{
+    return output_room(ctx);
+}
+
+static int out_advance(void *ctx, uint64_t records)
+{
+    return output_advance(ctx, records);
+}
+
+/* ---- the callbacks: progress line and clean-up registry ---- */
+
+static const char *phase_name(rf_engine_phase ph)
+{
+    switch (ph) {
+    case RF_ENGINE_READ:
+        return "read";
+    case RF_ENGINE_SCATTER:
+        return "scatter";
+    case RF_ENGINE_SHUFFLE:
+        return "shuffle";
+    case RF_ENGINE_WRITE:
+        return "write";
+    }
+    return "run";
+}
+
+/* The progress line, and the phase it shows. */
+struct line {
+    struct progress *p;
+    rf_engine_phase phase; /* 0: none yet */
+};
+
+/* A new phase ends the line of the last one. */
+static void on_progress(void *ctx, rf_engine_phase ph, uint64_t done, uint64_t total)
+{
+    struct line *l = ctx;
+    if (ph != l->phase) {
+        progress_done(l->p);
+        progress_phase(l->p, phase_name(ph), total);
+        l->phase = ph;
+    }
+    if (done > 0)
+        progress_update(l->p, done);
+}
+
+static int on_temp(void *ctx, const char *dir, unsigned long files)
+{
+    (void)ctx;
+    if (!dir)
+        cleanup_dir_clear();
+    else if (files == 0)
+        return cleanup_dir_set(dir) == 0 ? 0 : ENAMETOOLONG;
+    else
+        cleanup_dir_count(files);
+    return 0;
+}
+
+/* ---- the run ---- */
+
+int shuf_keyed_order(const struct shuf_opts *o, rf_keyed_order *order)
+{
+    uint8_t key[RF_KEY_BYTES];
+    if (cli_rng_key(&o->rng, key) != 0)
+        return 1;
+    const rf_status st = rf_keyed_order_init(order, cli_rng_kind(&o->rng), key);
+    sodium_memzero(key, sizeof key);
+    if (st != RF_OK) {
+        cli_error("cannot make the random key: %s", rf_strerror(st));
+        return 1;
+    }
+    return 0;
+}
+
+static int engine_options(const struct shuf_opts *o, struct line *l, rf_engine_options *eo)
+{
+    rf_engine_options_init(eo);
+    if (cli_rng_key(&o->rng, eo->key) != 0)
+        return 1;
+    eo->rng = cli_rng_kind(&o->rng);
+    eo->delim = o->delim;
+    eo->header = o->header;
+    eo->count = o->have_count ? o->count : RF_ENGINE_ALL;
+    eo->memory = o->memory;
+    eo->tmpdir = cli_tmpdir(o);
+    eo->threads = o->threads ? o->threads : 1;
+    eo->progress = l->p->on ? on_progress : NULL;
+    eo->progress_ctx = l;
+    eo->temp = on_temp;
+    return 0;
+}
+
+/* The operands as inputs ("-" and none: standard input), or the -e
+ * arguments as one block of records.  *echo is to be freed. */
+static rf_engine_input *engine_inputs(const struct shuf_opts *o, size_t *n, unsigned char **echo)
+{
+    *echo = NULL;
+    const size_t k = o->n_operands > 0 ? (size_t)o->n_operands : 1;
+    rf_engine_input *in = malloc(k * sizeof *in);
+    if (!in)
+        return NULL;
+    if (o->echo) {
+        size_t len = 0;
+        for (int i = 0; i < o->n_operands; i++)
+            len += strlen(o->operands[i]) + 1;
+        unsigned char *b = *echo = malloc(len ? len : 1);
+        if (!b) {
+            free(in);
+            return NULL;
+        }
+        for (int i = 0; i < o->n_operands; i++) {
+            const size_t l = strlen(o->operands[i]);
+            memcpy(b, o->operands[i], l);
+            b[l] = o->delim;
+            b += l + 1;
+        }
+        in[0] = rf_engine_input_bytes(*echo, len, "-e");
+        *n = 1;
+        return in;
+    }
+    for (size_t i = 0; i < k; i++) {
+        const char *name = o->n_operands > 0 ? o->operands[i] : "-";
+        in[i] = strcmp(name, "-") == 0 ? rf_engine_input_fd(STDIN_FILENO, "-")
+                                       : rf_engine_input_path(name);
+    }
+    *n = k;
+    return in;
+}
+
+/* After a failed run: the message, and the output left as it was.  A write
+ * error of the output is output_close's to report (quietly for a closed
+ * pipe, as shuf); a sink that failed otherwise has printed its message. */
+static int failed(const rf_engine_error *err, struct cli_output *out, struct progress *p)
+{
+    progress_done(p);
+    const int sink = err->op == RF_ENGINE_OP_OUTPUT;
+    if (sink && err->err > 0 && output_writer(out)->err)
+        return output_close(out);
+    if (!sink || err->err != -1) {
+        char msg[4096 + 256];
+        rf_engine_error_message(err, msg, sizeof msg);
+        cli_error("%s", msg);
+    }
+    output_abort(out);
+    return CLI_FAIL;
+}
+
+int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
+{
+    struct line line = {p, 0};
+    rf_engine_options eo;
+    if (engine_options(o, &line, &eo) != 0)
+        return CLI_FAIL;
+    size_t n;
+    unsigned char *echo;
+    rf_engine_input *in = engine_inputs(o, &n, &echo);
+    struct cli_output out;
+    int status = CLI_FAIL;
+    if (!in)
+        cli_error("memory exhausted");
+    else if (output_open(&out, o) == 0) {
+        const rf_engine_sink sink = {out_begin, out_writer, out_room, out_advance, &out};
+        rf_engine_error err;
+        if (rf_engine_shuffle(&eo, in, n, &sink, &err) != RF_OK) {
+            status = failed(&err, &out, p);
+        } else {
+            progress_done(p);
+            status = output_close(&out);
+        }
+    }
+    sodium_memzero(eo.key, sizeof eo.key);
+    free(echo);
+    free(in);
+    return status;
+}

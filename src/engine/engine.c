@@ -1,0 +1,206 @@
+/* engine.c -- rf_engine_shuffle (riffle_engine.h): the options checked, the
+ * inputs measured, and the engine chosen -- never a choice of output, which
+ * only the key and the input decide:
+ *   - a count K small against the budget: engine_head, O(K) memory, one
+ *     streaming pass (a pipe never has to be held);
+ *   - everything fits in the budget (input bytes + 8 per record):
+ *     engine_memory (a regular file mapped, anything else read);
+ *   - otherwise engine_external, which starts from whatever was already read.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "common/thread.h"
+#include "engine_internal.h"
+#include "reader.h"
+
+/* A count goes to engine_head when K records surely fit: K up to 2^22 and at
+ * most one per 256 bytes of the budget. */
+static int head_fits(const struct engine *e)
+{
+    return e->count <= ((uint64_t)1 << 22) && e->count <= e->budget / 256;
+}
+
+/* Total size of the inputs when all are regular files or bytes, else 0
+ * (unknown). */
+static uint64_t known_size(const rf_engine_input *in, size_t n)
+{
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        if (in[i].data) {
+            total += in[i].size;
+            continue;
+        }
+        const int r = in[i].fd >= 0 ? fstat(in[i].fd, &st) : stat(in[i].name, &st);
+        if (r != 0 || !S_ISREG(st.st_mode))
+            return 0;
+        total += (uint64_t)st.st_size;
+    }
+    return total;
+}
+
+/* Records in memory: engine_memory if they fit, else the external engine
+ * fed from them. */
+static int from_memory(struct engine *e, rf_records *r)
+{
+    struct layout l;
+    if (layout_init(&l, e, r) != 0)
+        return 1;
+    if (engine_memory_fits(e, &l)) {
+        const int status = engine_memory(e, r, &l);
+        layout_free(&l);
+        return status;
+    }
+    layout_free(&l);
+    struct reader rd;
+    if (reader_open(&rd, NULL, 0, e->delim, e->err) != 0)
+        return 1;
+    reader_prefix(&rd, r->data, r->size, -1, 0, "");
+    e->size_hint = r->size;
+    const int status = engine_external(e, &rd);
+    reader_close(&rd);
+    return status;
+}
+
+/* in as a descriptor: its own, or a file opened here (*own set). */
+static int open_input(struct engine *e, const rf_engine_input *in, int *own)
+{
+    *own = in->fd < 0;
+    const int fd = in->fd >= 0 ? in->fd : open(in->name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        rfe_fail(e->err, RF_EIO, RF_ENGINE_OP_INPUT, in->name, errno);
+    return fd;
+}
+
+/* Add one input to r, up to `limit` bytes in all: *more when it goes on
+ * beyond them (then *fd is left open, positioned after what was read). */
+static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in, size_t limit,
+                     int *fd, int *own, int *more)
+{
+    *more = 0;
+    *fd = -1;
+    *own = 0;
+    if (in->data) {
+        const int err = rf_records_add_bytes(r, in->data, in->size);
+        return err ? rfe_nomem(e->err) : 0;
+    }
+    if ((*fd = open_input(e, in, own)) < 0)
+        return 1;
+    const int err = rf_records_add_fd_max(r, *fd, limit, more);
+    if (err)
+        rfe_fail(e->err, err == ENOMEM ? RF_ENOMEM : RF_EIO,
+                 err == ENOMEM ? RF_ENGINE_OP_NONE : RF_ENGINE_OP_INPUT, in->name, err);
+    if (err || !*more) {
+        if (*own)
+            close(*fd);
+        *fd = -1;
+    }
+    return err != 0;
+}
+
+/* Read the inputs into memory until half the budget is used; then go on
+ * with the external engine from there. */
+static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t n)
+{
+    rf_records r;
+    rf_records_init(&r, e->delim);
+    rf_records_defer_index(&r); /* the engines count and find records themselves */
+    const size_t limit = e->budget / 2 < SIZE_MAX ? (size_t)(e->budget / 2) : SIZE_MAX;
+    int status = 1;
+    engine_phase(e, RF_ENGINE_READ, e->size_hint);
+    for (size_t i = 0; i < n; i++) {
+        int fd, own, more;
+        if (add_input(e, &r, &in[i], limit, &fd, &own, &more) != 0)
+            goto done;
+        engine_progress(e, r.size);
+        if (more) { /* too big for memory: external from here on */
+            struct reader rd;
+            if (reader_open(&rd, in + i + 1, n - i - 1, e->delim, e->err) != 0) {
+                if (own)
+                    close(fd);
+                goto done;
+            }
+            reader_map(&rd, reader_window(e->budget));
+            reader_prefix(&rd, r.data, r.size, fd, own, in[i].name);
+            status = engine_external(e, &rd);
+            reader_close(&rd);
+            goto done;
+        }
+    }
+    status = from_memory(e, &r);
+done:
+    rf_records_free(&r);
+    return status;
+}
+
+/* Streamed (the head of a count, or regular files too big to hold), or
+ * read while they fit. */
+static int run(struct engine *e, const rf_engine_input *in, size_t n)
+{
+    e->size_hint = known_size(in, n);
+    if (!head_fits(e) && e->size_hint <= e->budget / 2)
+        return read_then_decide(e, in, n);
+    struct reader rd;
+    if (reader_open(&rd, in, n, e->delim, e->err) != 0)
+        return 1;
+    reader_map(&rd, reader_window(e->budget));
+    const int status = head_fits(e) ? engine_head(e, &rd) : engine_external(e, &rd);
+    reader_close(&rd);
+    return status;
+}
+
+static int usable(const rf_engine_options *o, const rf_engine_input *in, size_t n,
+                  const rf_engine_sink *s)
+{
+    if (!o || !s || !s->begin || !s->writer || !s->room || !s->advance || (n > 0 && !in))
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!in[i].data && in[i].fd < 0 && !in[i].name)
+            return 0;
+    return 1;
+}
+
+static const char *default_tmpdir(void)
+{
+    const char *env = getenv("TMPDIR");
+    return env && *env ? env : "/tmp";
+}
+
+rf_status rf_engine_shuffle(const rf_engine_options *o, const rf_engine_input *inputs, size_t n,
+                            const rf_engine_sink *sink, rf_engine_error *err)
+{
+    rf_engine_error local;
+    if (!err)
+        err = &local;
+    memset(err, 0, sizeof *err);
+    if (!usable(o, inputs, n, sink))
+        return rfe_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    struct engine e = {
+        .delim = o->delim,
+        .header = o->header,
+        .count = o->count,
+        .budget = o->memory ? o->memory : rf_engine_default_memory(),
+        .threads = rfi_threads(o->threads),
+        .tmpdir = o->tmpdir ? o->tmpdir : default_tmpdir(),
+        .sink = sink,
+        .progress = o->progress,
+        .progress_ctx = o->progress_ctx,
+        .temp = o->temp,
+        .temp_ctx = o->temp_ctx,
+        .err = err,
+    };
+    const rf_status st = rf_keyed_order_init(&e.order, o->rng, o->key);
+    if (st != RF_OK)
+        return rfe_status(err, st), st;
+    run(&e, inputs, n);
+    sodium_memzero(&e.order, sizeof e.order);
+    return err->status;
+}

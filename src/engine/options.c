@@ -1,0 +1,36 @@
+/* options.c -- the engine's options and inputs (riffle_engine.h). */
+#include <string.h>
+#include <unistd.h>
+
+#include "engine_internal.h"
+
+void rf_engine_options_init(rf_engine_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->rng = RF_RNG_CHACHA20;
+    o->delim = '\n';
+    o->count = RF_ENGINE_ALL;
+}
+
+uint64_t rf_engine_default_memory(void)
+{
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || (uint64_t)pages > UINT64_MAX / (uint64_t)page)
+        return (uint64_t)1 << 30;
+    return (uint64_t)pages * (uint64_t)page / 2;
+}
+
+rf_engine_input rf_engine_input_path(const char *path)
+{
+    return (rf_engine_input){.name = path, .fd = -1};
+}
+
+rf_engine_input rf_engine_input_fd(int fd, const char *name)
+{
+    return (rf_engine_input){.name = name, .fd = fd};
+}
+
+rf_engine_input rf_engine_input_bytes(const void *data, size_t size, const char *name)
+{
+    return (rf_engine_input){.name = name, .fd = -1, .data = data, .size = size};
+}
