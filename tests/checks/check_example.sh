@@ -48,7 +48,7 @@ for s in $seeds; do
         if [ $r1 -eq 0 ] && [ $r2 -eq 0 ] && [ -s "$tmp/want" ] && cmp -s "$tmp/want" "$tmp/got"; then
             echo "ok $i - shuffle_file equals riffle --seed=$s --memory=$m ($kind)"
         else
-            echo "not ok $i - shuffle_file differs from riffle --seed=$s --memory=$m ($kind): status $r1/$r2 $(cat "$tmp/err1" "$tmp/err2")"
+            echo "not ok $i - shuffle_file and riffle --seed=$s --memory=$m ($kind): exit $r2 and $r1, or different bytes; $(cat "$tmp/err2" "$tmp/err1")"
         fi
     done
 done

@@ -1292,39 +1292,42 @@ static void fd_sink(void **state)
     uint8_t key[RF_KEY_BYTES];
     key_u64(key, 4);
     const recset *r = &set_recs[0][1];
-    buf want = {0};
-    expect(&want, r, RF_RNG_CHACHA20, key, 1, RF_ENGINE_ALL);
     const size_t caps[] = {1, 4096, 1 << 20};
-    for (size_t ci = 0; ci < 3; ci++)
-        for (int b = 0; b < 2; b++) {
-            const int fd = memfd_create("riffle-test-out", MFD_CLOEXEC);
-            assert_true(fd >= 0);
-            unsigned char *wbuf = malloc(caps[ci]);
-            assert_non_null(wbuf);
-            rf_fd_sink s;
-            rf_fd_sink_init(&s, fd, wbuf, caps[ci]);
-            rf_engine_options o;
-            options(&o, key, '\n', 1, RF_ENGINE_ALL, b ? TINY : BIG, 2);
-            inputs x;
-            inputs_make(&x, set_parts[0][1], set_n[0][1], K_PATH);
-            rf_engine_error err;
-            char tmp[128];
-            fresh_dir(tmp, sizeof tmp);
-            o.tmpdir = tmp;
-            assert_int_equal(rf_engine_shuffle(&o, x.in, x.n, &s.sink, &err), RF_OK);
-            assert_empty_and_remove(tmp);
-            inputs_done(&x);
-            assert_int_equal(rf_fd_sink_flush(&s), 0);
-            buf got = {0};
-            read_from(fd, 0, &got);
-            if (!buf_equal(&want, &got))
-                fail_msg("rf_fd_sink with a %zu-byte buffer, memory %s: wrong output", caps[ci],
-                         b ? "64 KiB" : "64 MiB");
-            buf_free(&got);
-            free(wbuf);
-            close(fd);
-        }
-    buf_free(&want);
+    for (uint64_t header = 0; header <= 1; header++) {
+        buf want = {0};
+        expect(&want, r, RF_RNG_CHACHA20, key, header, RF_ENGINE_ALL);
+        for (size_t ci = 0; ci < 3; ci++)
+            for (int b = 0; b < 2; b++) {
+                const int fd = memfd_create("riffle-test-out", MFD_CLOEXEC);
+                assert_true(fd >= 0);
+                unsigned char *wbuf = malloc(caps[ci]);
+                assert_non_null(wbuf);
+                rf_fd_sink s;
+                rf_fd_sink_init(&s, fd, wbuf, caps[ci]);
+                rf_engine_options o;
+                options(&o, key, '\n', header, RF_ENGINE_ALL, b ? TINY : BIG, 2);
+                inputs x;
+                inputs_make(&x, set_parts[0][1], set_n[0][1], K_PATH);
+                rf_engine_error err;
+                char tmp[128];
+                fresh_dir(tmp, sizeof tmp);
+                o.tmpdir = tmp;
+                assert_int_equal(rf_engine_shuffle(&o, x.in, x.n, &s.sink, &err), RF_OK);
+                assert_empty_and_remove(tmp);
+                inputs_done(&x);
+                assert_int_equal(rf_fd_sink_flush(&s), 0);
+                buf got = {0};
+                read_from(fd, 0, &got);
+                if (!buf_equal(&want, &got))
+                    fail_msg("rf_fd_sink with a %zu-byte buffer, header %llu, memory %s: wrong "
+                             "output",
+                             caps[ci], (unsigned long long)header, b ? "64 KiB" : "64 MiB");
+                buf_free(&got);
+                free(wbuf);
+                close(fd);
+            }
+        buf_free(&want);
+    }
 }
 
 /* Two runs at once on different sinks. */
