@@ -1038,7 +1038,8 @@ static void many_records(void **state)
         uint64_t count, memory;
         unsigned threads;
     } cfg[] = {{RF_ENGINE_ALL, BIG, 1}, {RF_ENGINE_ALL, BIG, 3}, {RF_ENGINE_ALL, TINY, 2},
-               {66000, TINY, 2}, {1000, BIG, 2}, {66000, 128 * MIB, 2}};
+               {66000, TINY, 2}, {1000, BIG, 2}, {66000, 128 * MIB, 2},
+               {RF_ENGINE_ALL, TINY, 8}};
     for (size_t c = 0; c < sizeof cfg / sizeof *cfg; c++) {
         rf_engine_options o;
         options(&o, key, '\n', 2, cfg[c].count, cfg[c].memory, cfg[c].threads);
@@ -1436,7 +1437,47 @@ static void missing_input(void **state)
         assert_string_equal(msg, want);
         assert_int_equal(len, strlen(want));
         tsink_free(&ts);
+        /* err may be NULL on failure too */
+        tsink_init(&ts, '\n', UINT64_MAX, 4096);
+        char tmp[128];
+        fresh_dir(tmp, sizeof tmp);
+        o.tmpdir = tmp;
+        o.temp = NULL;
+        o.progress = NULL;
+        assert_int_equal(rf_engine_shuffle(&o, in, n, &ts.sink, NULL), RF_EIO);
+        assert_empty_and_remove(tmp);
+        tsink_free(&ts);
     }
+}
+
+/* A descriptor that cannot be read (open for writing only): EBADF. */
+static void unreadable_fd(void **state)
+{
+    (void)state;
+    uint8_t key[RF_KEY_BYTES];
+    key_u64(key, 1);
+    char path[128];
+    snprintf(path, sizeof path, "%s/write-only", scratch);
+    const int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    assert_true(fd >= 0);
+    write_all(fd, (const unsigned char *)"a\nb\n", 4);
+    for (int b = 0; b < 2; b++) {
+        rf_engine_input in = rf_engine_input_fd(fd, "write-only");
+        rf_engine_options o;
+        options(&o, key, '\n', 0, b ? 1 : RF_ENGINE_ALL, b ? TINY : BIG, 1);
+        tsink ts;
+        tsink_init(&ts, '\n', UINT64_MAX, 4096);
+        outcome res;
+        run_failing(&res, &o, &in, 1, &ts);
+        assert_int_equal(res.st, RF_EIO);
+        assert_int_equal(res.err.op, RF_ENGINE_OP_INPUT);
+        assert_int_equal(res.err.err, EBADF);
+        assert_string_equal(res.err.path, "write-only");
+        assert_int_not_equal(fcntl(fd, F_GETFD), -1);
+        tsink_free(&ts);
+    }
+    close(fd);
+    unlink(path);
 }
 
 static void directory_input(void **state)
@@ -1631,6 +1672,8 @@ static void invalid_arguments(void **state)
     assert_int_equal(rf_engine_shuffle(&o, NULL, 1, &ts.sink, &err), RF_EINVAL);
     assert_int_equal(rf_engine_shuffle(&o, &in, 1, NULL, &err), RF_EINVAL);
     assert_int_equal(rf_engine_shuffle(NULL, &in, 1, &ts.sink, &err), RF_EINVAL);
+    const rf_engine_input nameless = rf_engine_input_path(NULL);
+    assert_int_equal(rf_engine_shuffle(&o, &nameless, 1, &ts.sink, &err), RF_EINVAL);
     o.rng = (rf_rng_kind)77;
     assert_int_equal(rf_engine_shuffle(&o, &in, 1, &ts.sink, &err), RF_EINVAL);
     assert_int_equal(err.status, RF_EINVAL);
@@ -1793,9 +1836,12 @@ static void tmpdir_from_environment(void **state)
     assert_empty_and_remove(dir);
 }
 
-static void progress_callback(void **state)
+/* Phases are valid, begin at 0, done never goes back within a phase nor
+ * past a known total, and each engine reports its phases; every engine and
+ * input kind, on the single input (set 0) or the six inputs (set 1: several
+ * inputs, empty ones, unterminated ones). */
+static void progress_on(int set)
 {
-    (void)state;
     uint8_t key[RF_KEY_BYTES];
     key_u64(key, 1);
     const struct {
@@ -1805,38 +1851,49 @@ static void progress_callback(void **state)
                {TINY, RF_ENGINE_ALL, 1u << RF_ENGINE_SCATTER | 1u << RF_ENGINE_SHUFFLE},
                {BIG, 10, 1u << RF_ENGINE_READ}};
     int failures = 0;
-    for (int set = 0; set < NSETS; set++)
-        for (size_t c = 0; c < 3; c++)
-            for (int k = K_BYTES; k <= K_PIPE; k++) {
-                rf_engine_options o;
-                options(&o, key, '\n', 0, cfg[c].count, cfg[c].memory, 2);
-                inputs x;
-                inputs_make(&x, set_parts[0][set], set_n[0][set], (enum kind)k);
-                tsink ts;
-                tsink_init(&ts, '\n', UINT64_MAX, 4096);
-                outcome res;
-                run(&res, &o, &x, &ts);
-                inputs_done(&x);
-                assert_int_equal(res.st, RF_OK);
-                assert_true(res.pw.calls > 0);
-                const char *input = set ? "six inputs" : "one input";
-                if (res.pw.bad) {
-                    print_error("memory %llu count %lld, %s as %s: %s\n",
-                                (unsigned long long)cfg[c].memory,
-                                cfg[c].count == RF_ENGINE_ALL ? -1LL : (long long)cfg[c].count,
-                                input, kind_name[k], res.pw.why);
-                    failures++;
-                }
-                if ((res.pw.seen & cfg[c].need) != cfg[c].need) {
-                    print_error("memory %llu, %s as %s: phases seen 0x%x, expected 0x%x\n",
-                                (unsigned long long)cfg[c].memory, input, kind_name[k],
-                                res.pw.seen, cfg[c].need);
-                    failures++;
-                }
-                buf_free(&res.out);
-                tsink_free(&ts);
+    for (size_t c = 0; c < 3; c++)
+        for (int k = K_BYTES; k <= K_PIPE; k++) {
+            rf_engine_options o;
+            options(&o, key, '\n', 0, cfg[c].count, cfg[c].memory, 2);
+            inputs x;
+            inputs_make(&x, set_parts[0][set], set_n[0][set], (enum kind)k);
+            tsink ts;
+            tsink_init(&ts, '\n', UINT64_MAX, 4096);
+            outcome res;
+            run(&res, &o, &x, &ts);
+            inputs_done(&x);
+            assert_int_equal(res.st, RF_OK);
+            assert_true(res.pw.calls > 0);
+            const char *input = set ? "six inputs" : "one input";
+            if (res.pw.bad) {
+                print_error("memory %llu count %lld, %s as %s: %s\n",
+                            (unsigned long long)cfg[c].memory,
+                            cfg[c].count == RF_ENGINE_ALL ? -1LL : (long long)cfg[c].count,
+                            input, kind_name[k], res.pw.why);
+                failures++;
             }
+            if ((res.pw.seen & cfg[c].need) != cfg[c].need) {
+                print_error("memory %llu, %s as %s: phases seen 0x%x, expected 0x%x\n",
+                            (unsigned long long)cfg[c].memory, input, kind_name[k],
+                            res.pw.seen, cfg[c].need);
+                failures++;
+            }
+            buf_free(&res.out);
+            tsink_free(&ts);
+        }
     assert_int_equal(failures, 0);
+}
+
+static void progress_one_input(void **state)
+{
+    (void)state;
+    progress_on(0);
+}
+
+static void progress_several_inputs(void **state)
+{
+    (void)state;
+    progress_on(1);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1962,6 +2019,7 @@ int main(void)
         cmocka_unit_test(concurrent_calls),
         cmocka_unit_test(missing_input),
         cmocka_unit_test(directory_input),
+        cmocka_unit_test(unreadable_fd),
         cmocka_unit_test(bad_tmpdir),
         cmocka_unit_test(sink_fails),
         cmocka_unit_test(output_full),
@@ -1970,7 +2028,8 @@ int main(void)
         cmocka_unit_test(temp_callback),
         cmocka_unit_test(temp_refused),
         cmocka_unit_test(tmpdir_from_environment),
-        cmocka_unit_test(progress_callback),
+        cmocka_unit_test(progress_one_input),
+        cmocka_unit_test(progress_several_inputs),
     };
     return cmocka_run_group_tests_name("engine", tests, make_data, free_data);
 }
