@@ -268,29 +268,7 @@ void cleanup_dir_clear(void)
     atomic_signal_fence(memory_order_release);
 }
 
-int cleanup_dir_remove(void)
-{
-    sigset_t old;
-    block_all(&old);
-    const int e = remove_dir_files();
-    dir_on = 0;
-    unblock(&old);
-    return e;
-}
-
 void cleanup_progress_line(int shown)
 {
     line_shown = shown;
-}
-
-int cleanup_block_async(sigset_t *old)
-{
-    sigset_t s;
-    fill_async(&s);
-    return pthread_sigmask(SIG_BLOCK, &s, old);
-}
-
-int cleanup_restore(const sigset_t *old)
-{
-    return pthread_sigmask(SIG_SETMASK, old, NULL);
 }

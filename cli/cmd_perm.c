@@ -161,8 +161,12 @@ static int eval_one(const rf_perm *p, const struct perm_opts *o, const char *tok
     uint64_t i;
     int over;
     const int bad_number = cli_parse_u64(tok, &i, &over) != 0;
-    if (bad_number || over || i > o->max)
-        rf_writer_flush(w); /* what came before the bad index goes out first */
+    if (bad_number || over || i > o->max) {
+        /* What came before the bad index goes out first; a write error
+         * sticks in w and is reported when the output is closed. */
+        const int flushed = rf_writer_flush(w);
+        (void)flushed;
+    }
     if (bad_number) {
         cli_error("invalid index %s", cli_quote(tok));
         return 1;

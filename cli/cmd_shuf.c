@@ -97,7 +97,8 @@ static void repeat_records(const rf_records *r, size_t first, uint64_t count, rf
         const size_t k = min_size(count, REPEAT_BATCH);
         for (size_t i = 0; i < k; i++)
             batch[i] = r->offs[first + rf_below(g, m)];
-        rf_records_write(r, batch, k, w);
+        if (rf_records_write(r, batch, k, w) != 0)
+            return; /* the error sticks in w: output_close reports it */
         count -= k;
     }
 }
@@ -123,7 +124,9 @@ static int put_record_header(struct cli_output *out, const rf_records *r, size_t
     if (head == 0)
         return 0;
     if (!output_splitting(out)) {
-        rf_records_write(r, r->offs, head, output_writer(out));
+        /* A write error sticks in the writer: output_close reports it. */
+        const int written = rf_records_write(r, r->offs, head, output_writer(out));
+        (void)written;
         return 0;
     }
     const size_t end = header_end(r, head);

@@ -632,7 +632,9 @@ int output_records(struct cli_output *o, const rf_records *r, const uint64_t *of
         if (room == 0)
             return misuse(o, "more records written than planned");
         const size_t k = room < count ? (size_t)room : count;
-        rf_records_write(r, offs, k, w);
+        const int werr = rf_records_write(r, offs, k, w);
+        if (werr)
+            return werr;
         const int e = output_advance(o, k);
         if (e)
             return e;
