@@ -34,7 +34,7 @@
  *   - pass 2: while a bucket is written (gather and write(2)), a helper
  *     thread maps and orders the next one, when the two fit in the budget
  *     together.
- */
+ * What each bought is in docs/BENCHMARKS_CLI.md ("Engine"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -63,7 +63,7 @@
  * rf_keyed_index_vals asks for values block by block). */
 #define BLOCK ((uint64_t)1 << 16)
 /* Record bytes per buffer at most: 1 MiB was the fastest of 256 KiB, 1 MiB
- * and 4 MiB (docs/BENCHMARKS_BIG.md). */
+ * and 4 MiB (docs/BENCHMARKS_CLI.md, "Engine"). */
 #define MAX_BUFFER ((size_t)1 << 20)
 
 struct bucket;

@@ -97,8 +97,8 @@ static int make_room(struct reader *rd, size_t more)
 /* A pipe's buffer grown from Linux's default 64 KiB to PIPE_BUFFER, so that
  * the writer is not stopped in the middle of each of its writes (cat writes
  * 128 KiB at a time); 256 KiB was the best of 64 KiB, 256 KiB and 1 MiB
- * (docs/BENCHMARKS_CLI.md) -- a larger buffer only takes more cache.  A
- * failure (a system limit, not Linux) leaves the pipe as it was. */
+ * (docs/BENCHMARKS_CLI.md, "Engine"): a larger buffer only takes more
+ * cache.  A failure (a system limit, not Linux) leaves the pipe as it was. */
 #define PIPE_BUFFER ((size_t)256 << 10)
 
 static void grow_pipe(int fd)

@@ -20,7 +20,7 @@
 /* Bytes per chunk: small enough that counting, keying and locating a chunk
  * read it from the L1/L2 cache, large enough that the per-chunk calls do not
  * show (measured with -n 1000 on a 1 GB file: 16, 64 and 256 KiB cost the
- * same CPU time, 1 MiB more; docs/BENCHMARKS_CLI.md). */
+ * same CPU time, 1 MiB more; docs/BENCHMARKS_CLI.md, "Engine"). */
 #define CHUNK ((size_t)64 << 10)
 
 static int append(unsigned char **buf, size_t *len, const unsigned char *p, size_t n)
