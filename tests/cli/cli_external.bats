@@ -139,12 +139,11 @@ scattering() {
 
 @test "SIGINT and SIGTERM during an external run remove the temporary files" {
     mkfifo "$T/fifo"
-    set -m   # background jobs keep SIGINT (see cli_shuf.bats)
     for sig in INT TERM; do
         echo original > "$T/out"
         : > "$T/err"
         exec 8<> "$T/fifo"
-        RIFFLE_PROGRESS_DELAY_MS=0 "$RIFFLE" --progress --memory=2K -T "$T/tmp" \
+        RIFFLE_PROGRESS_DELAY_MS=0 default_signals "$RIFFLE" --progress --memory=2K -T "$T/tmp" \
             -o "$T/out" < "$T/fifo" 2> "$T/err" 8>&- 3>&- &
         pid=$!
         bg_track "$pid"

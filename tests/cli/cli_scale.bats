@@ -132,7 +132,7 @@ PROGRESS_RE='^riffle: (read|scatter|shuffle|write) +[0-9.]+ [KMGTPE]?i?B( / [0-9
 # file in DIR is growing, send the signal, and check it died of it.
 interrupt() { # sig dir riffle-args...
     local sig=$1 dir=$2; shift 2
-    "$RIFFLE" "$@" 3>&- &
+    default_signals "$RIFFLE" "$@" 3>&- &
     pid=$!
     bg_track "$pid"
     wait_until 60 temp_growing "$dir"
@@ -146,7 +146,6 @@ interrupt() { # sig dir riffle-args...
     seq 100000 > "$T/data"
     cp "$T/data" "$T/orig"
     echo keep > "$T/p0"
-    set -m   # background jobs keep SIGINT (see cli_shuf.bats)
     for sig in INT TERM HUP; do
         # -o: bounded (~1.2 GB) so that a missed signal fails, not fills the disk
         interrupt "$sig" "$T" -r -n 150000000 -o "$T/data" "$T/data"
@@ -204,9 +203,8 @@ interrupt() { # sig dir riffle-args...
     mkdir "$T/tmp"
     mkfifo "$T/outfifo"
     exec 8<> "$T/outfifo"   # a reader that never reads: riffle blocks while writing
-    set -m
     for sig in INT TERM HUP; do
-        "$RIFFLE" --memory=1M -T "$T/tmp" "$T/in" > "$T/outfifo" 3>&- 8>&- &
+        default_signals "$RIFFLE" --memory=1M -T "$T/tmp" "$T/in" > "$T/outfifo" 3>&- 8>&- &
         pid=$!
         bg_track "$pid"
         wait_until 60 buckets_exist "$T/tmp"   # the signal comes with bucket files

@@ -365,12 +365,11 @@ sorted_z() { LC_ALL=C sort -z "$1"; }
 @test "interrupted -o run: the original is intact and no temporary file is left" {
     seq 200000 > "$T/data"
     cp "$T/data" "$T/orig"
-    # job control on: background jobs keep SIGINT (a non-interactive shell
-    # starts them with SIGINT ignored, and riffle leaves ignored signals be).
-    # The run is finite (~1.5 GB) so that a missed signal fails, not fills the disk.
-    set -m
+    # default_signals: background jobs get SIGINT ignored, and riffle leaves
+    # ignored signals be (bg_jobs.bash).  The run is finite (~1.5 GB) so that
+    # a missed signal fails, not fills the disk.
     for sig in INT TERM HUP; do
-        "$RIFFLE" -r -n 200000000 -o "$T/data" "$T/data" 3>&- &
+        default_signals "$RIFFLE" -r -n 200000000 -o "$T/data" "$T/data" 3>&- &
         pid=$!
         bg_track "$pid"
         # signal it once its temporary file exists and is growing, then wait

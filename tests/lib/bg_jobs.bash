@@ -8,6 +8,7 @@
 #  - Signal a process when it has reached the phase under test (a file it
 #    makes, a progress line), found by polling with a bound (wait_until), never
 #    after a fixed sleep, which a loaded machine outlasts.
+#  - A job to be signalled starts through default_signals.
 #  - Every job is started with fd 3 closed (bats waits for it) and recorded in
 #    BG_PIDS, so that a failing test leaves no process behind.
 
@@ -25,6 +26,23 @@ bg_cleanup() {
         kill -KILL "$p" 2> /dev/null || true
     done
     BG_PIDS=()
+}
+
+# default_signals COMMAND [ARG...]: exec COMMAND with SIGINT, SIGTERM and
+# SIGHUP at their default action; start it in the background for its pid:
+#     default_signals "$RIFFLE" ... 3>&- &
+# A non-interactive shell starts background jobs with SIGINT ignored, and a
+# shell that was itself started with a signal ignored (by nohup, or as a
+# background job: a CI step, a loop of runs) cannot take the ignore back,
+# not even with `set -m`; riffle, as shuf, leaves ignored signals ignored.
+default_signals() {
+    if env --default-signal=INT true 2> /dev/null; then
+        exec env --default-signal=INT,TERM,HUP "$@"
+    fi
+    exec python3 -c 'import os, signal, sys
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    signal.signal(s, signal.SIG_DFL)
+os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
 
 # wait_until SECONDS COMMAND [ARG...]: run COMMAND every 50 ms until it
