@@ -63,8 +63,8 @@ rf_rng_kind cli_rng_kind(const struct cli_rng_opts *o);
  * --random-source, else rf_seed_os.  Returns 0, or -1 after a message. */
 int cli_rng_key(const struct cli_rng_opts *o, uint8_t key[RF_KEY_BYTES]);
 
-/* Subcommands and modes. */
+/* The shuf-compatible mode: `riffle` without a subcommand, or `shuf` (then
+ * shuf_mode is 1: GNU shuf's options only).  Returns the exit status. */
 int cli_shuf_main(int argc, char **argv, int shuf_mode);
-int cli_deal_main(int argc, char **argv);
 
 #endif

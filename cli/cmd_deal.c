@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
 
@@ -478,7 +479,7 @@ static int parse_deal(int argc, char **argv, struct deal_opts *o)
     return cli_rng_check(&o->rng, "deal") == CLI_OK ? CLI_CONTINUE : CLI_FAIL;
 }
 
-int cli_deal_main(int argc, char **argv)
+int cmd_deal(int argc, char **argv)
 {
     struct deal_opts o;
     struct table t;

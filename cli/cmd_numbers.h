@@ -11,14 +11,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-
-/* Entry points; argv[0] is the subcommand's name.  Each returns the exit
- * status: 0 on success, 1 on a usage, input or output error (after a
- * message). */
-int cmd_perm(int argc, char **argv);
-int cmd_rank(int argc, char **argv);
-int cmd_unrank(int argc, char **argv);
-int cmd_sample(int argc, char **argv);
+#include "commands.h"
 
 /* Blank-separated tokens of a stream (commas separate too when `commas`).
  * nums_token returns the next token (valid until the next call) or NULL at

@@ -200,8 +200,6 @@ static int eval_stdin(const rf_perm *p, const struct perm_opts *o, rf_writer *w)
 
 int cmd_perm(int argc, char **argv)
 {
-    static char name[] = "riffle perm";
-    argv[0] = name;
     struct perm_opts o;
     const int r = parse_perm(argc, argv, &o);
     if (r != CLI_CONTINUE)

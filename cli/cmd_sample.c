@@ -459,8 +459,6 @@ static int run_sample(const struct sample_opts *o, rf_rng *g)
 
 int cmd_sample(int argc, char **argv)
 {
-    static char name[] = "riffle sample";
-    argv[0] = name;
     struct sample_opts o;
     const int r = parse_sample(argc, argv, &o);
     if (r != CLI_CONTINUE)
