@@ -25,7 +25,7 @@
 
 #define RANK_OUT_BUFFER ((size_t)1 << 16)
 
-enum { OPT_HELP = 256 };
+enum { OPT_HELP = CLI_OPT_FIRST_FREE };
 
 struct rank_opts {
     const char *size_arg;
