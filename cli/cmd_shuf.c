@@ -1,7 +1,7 @@
 /*
  * cmd_shuf.c -- the shuf-compatible mode: options to modes.
  *
- * Order contract (pinned by tests/cli_seed.bats, checked against the
+ * Order contract (pinned by tests/cli/cli_seed.bats, checked against the
  * independent tests/keyed_reference.py): records -- files, stdin, -e -- come
  * out in the library's keyed order (riffle.h, "Keyed order") of the records
  * after the --header ones, whichever engine computes it (shuf_keyed.c,

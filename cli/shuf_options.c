@@ -240,12 +240,6 @@ static uint64_t physical_memory(void)
     return (uint64_t)pages * (uint64_t)page;
 }
 
-uint64_t cli_default_memory(void)
-{
-    const uint64_t phys = physical_memory();
-    return phys ? phys / 2 : (uint64_t)1 << 30;
-}
-
 static int bad_memory(const char *arg)
 {
     return cli_usage(NULL, "invalid memory size %s", cli_quote(arg));

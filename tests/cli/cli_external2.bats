@@ -114,7 +114,7 @@ same_for_threads() { # MEMORY ARGS...
 }
 
 @test "with SIGPIPE ignored, a closed pipe (EPIPE) ends the run: exit 1, nothing left" {
-    # Quietly, as the issue asks of EPIPE; the buckets not yet ordered are
+    # Quietly, as shuf ends on EPIPE; the buckets not yet ordered are
     # skipped (the error sticks in the output).
     run bash -c "trap '' PIPE; '$RIFFLE' --seed=1 --memory=64K -T '$T/tmp' '$T/in' | head -n 1 > /dev/null; echo \${PIPESTATUS[0]}"
     [ "$status" -eq 0 ]

@@ -1,5 +1,5 @@
 /* Chi-square p-values for the statistical tests of the real-valued samplers
- * and the cipher permutations (tests/test_perm.c, tests/test_sample.c). */
+ * and the cipher permutations (tests/unit/test_perm.c, tests/unit/test_sample.c). */
 #ifndef RF_TEST_PERM_STATS_H
 #define RF_TEST_PERM_STATS_H
 
