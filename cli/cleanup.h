@@ -48,6 +48,12 @@ int cleanup_init(void);
  * callers treat it as an error -- a path that cannot be guarded should not be
  * created).  The path is copied. */
 int cleanup_add(const char *path);
+/* Block the handled signals in this thread while a file is created and
+ * registered (cleanup_add), so that no signal can come between the two;
+ * cleanup_release unblocks them (a pending one is then handled). */
+void cleanup_hold(sigset_t *old);
+void cleanup_release(const sigset_t *old);
+
 /* Forget slot `id` (before the file is renamed into place or removed).  An id
  * of -1 is ignored. */
 void cleanup_remove(int id);
