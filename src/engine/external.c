@@ -178,6 +178,18 @@ static int write_piece(const struct piece *p, unsigned long *id)
 /* ------------------------------------------------------------------------ */
 /* Scatter                                                                  */
 
+/* A bucket this small is ordered in memory whatever the budget: splitting
+ * it again makes up to 512 files to save less memory than the scatter's own
+ * buffers take (MIN_BUFFER each), so below it a tiny budget would only make
+ * the run create files without end. */
+#define MIN_ORDER ((uint64_t)64 << 10)
+
+/* The budget pass 2 orders buckets under. */
+static uint64_t order_budget(const struct ext *x)
+{
+    return x->e->budget > MIN_ORDER ? x->e->budget : MIN_ORDER;
+}
+
 /* Buckets for `bytes` of input under the budget: enough that each holds
  * about a third of the budget (a bucket needs its bytes plus 16 per record,
  * and buckets vary in size), a power of two; MAX_FANOUT when the size is
@@ -691,7 +703,7 @@ static void free_starts(struct scatter *s)
 /* Scatter a bucket's records again by the next bits of their keys. */
 static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
 {
-    unsigned bits = fanout_bits(bucket_memory(b), x->e->budget);
+    unsigned bits = fanout_bits(bucket_memory(b), order_budget(x));
     if (bits > 64 - used_bits)
         bits = 64 - used_bits;
     struct scatter *s = malloc(sizeof *s);
@@ -756,7 +768,7 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
 /* Whether bucket b is ordered in memory (else split again). */
 static int bucket_fits(const struct ext *x, const struct bucket *b, unsigned used_bits)
 {
-    return bucket_memory(b) <= x->e->budget || b->records <= 1 || used_bits >= 64;
+    return bucket_memory(b) <= order_budget(x) || b->records <= 1 || used_bits >= 64;
 }
 
 /* Pass 2 over the buckets bs[0..nb) of one scatter, in key order. */
@@ -788,7 +800,7 @@ static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigne
         struct bucket *n = i + 1 < nb ? &bs[i + 1] : NULL;
         if (n && x->e->threads > 1 && rd.offs && x->left > b->records && n->records > 0 &&
             bucket_fits(x, n, used_bits) &&
-            bucket_memory(b) + bucket_memory(n) <= x->e->budget) {
+            bucket_memory(b) + bucket_memory(n) <= order_budget(x)) {
             helper_start(&h, x, n);
             helping = 1;
         }

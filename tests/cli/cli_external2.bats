@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The external engine's threads (cli/engine_ext.c): pass 1 hands full bucket
+# The external engine's threads (src/engine/external.c): pass 1 hands full bucket
 # buffers to a writer thread, pass 2 orders the next bucket on a helper thread
 # while the current one is written.  Neither may change a byte: with a seed
 # the output equals the in-memory output for every --threads and --memory,
