@@ -5,9 +5,8 @@
  *
  * Each 64-byte block becomes a 64-bit mask of delimiter positions (two AVX2
  * compares); counting is then a popcount per block and locating the k-th
- * delimiter a popcount per block up to the one that holds it.  Counting a
- * 1 GB file of ~50-byte lines (one core of a 2-CPU Xeon VM, file cached and
- * mapped): memchr per record 0.27 s, AVX2 masks 0.084 s (12 GB/s).
+ * delimiter a popcount per block up to the one that holds it: about three
+ * times memchr per record (docs/BENCHMARKS_CLI.md, "Finding delimiters").
  */
 #include "records_scan.h"
 
