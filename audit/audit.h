@@ -9,6 +9,7 @@
  *   audit_trials.c  statistical mode: accumulate trials, run the tests
  *   audit_child.c     external shufflers (--cmd): run, check, parse
  *   audit_report.c  text and JSON reports;  audit_html.c  HTML + SVG report
+ * audit_internal.h declares the few inner steps that the tests also check.
  */
 #ifndef RIFFLE_AUDIT_H
 #define RIFFLE_AUDIT_H

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit.h"
+#include "audit_internal.h"
 
 #if !defined(__SIZEOF_INT128__)
 #error "audit_exact.c needs a 128-bit integer type (gcc or clang)"
@@ -254,8 +254,8 @@ static uint64_t step_total(const audit_step *st, size_t n)
     return st->mod != 0 ? st->mod : st->hi - st->lo;
 }
 
-static audit_step *program_of(const audit_algo *al, size_t n, unsigned param,
-                              size_t *count, audit_exact *e)
+audit_step *audit_exact_program(const audit_algo *al, size_t n, unsigned param,
+                                size_t *count, audit_exact *e)
 {
     audit_step *st = malloc(PROG_MAX_STEPS * sizeof *st);
     if (st == NULL) {
@@ -371,7 +371,7 @@ static void chain_step(const audit_step *st, size_t n, mpz_t *v, mpz_t *nv, mpz_
         mpz_addmul_ui(nv[j], v[i], (unsigned long)step_weight(st, j - st->lo));
 }
 
-static int dp_positions(const audit_step *st, size_t steps, audit_exact *e)
+int audit_exact_positions(const audit_step *st, size_t steps, audit_exact *e)
 {
     const size_t n = e->n;
     e->pos_num = mpz_array(n * n);
@@ -437,7 +437,7 @@ int audit_exact_run(const audit_algo *al, size_t n, unsigned param, int force_wa
         return -1;
     }
     size_t steps;
-    audit_step *st = program_of(al, n, param, &steps, e);
+    audit_step *st = audit_exact_program(al, n, param, &steps, e);
     if (st == NULL)
         return -1;
     int ret;
@@ -448,7 +448,7 @@ int audit_exact_run(const audit_algo *al, size_t n, unsigned param, int force_wa
     } else {
         e->nperm = 0;
         e->method = "dynamic programme over positions";
-        ret = dp_positions(st, steps, e);
+        ret = audit_exact_positions(st, steps, e);
     }
     free(st);
     return ret;
