@@ -115,7 +115,7 @@ $(BUILD)/shuf: $(RIFFLE)
 	ln -sf riffle $@
 
 # Tests link the audit library: the audit's own tests use it through
-# audit/audit.h.
+# audit/audit.h, and the helpers in tests/lib share its odometer and chi-square.
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(HELPER_OBJS) $(AUDIT_LIB) $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $< $(HELPER_OBJS) $(AUDIT_LIB) $(STATIC) $(CMOCKA_LIBS) $(LIB_DEPS)
 
