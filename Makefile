@@ -161,7 +161,7 @@ install: all
 	if [ -f docs/riffle.1 ]; then $(INSTALL) -m 644 docs/riffle.1 $(DESTDIR)$(MANDIR)/man1/riffle.1; fi
 	$(if $(CLI_SRCS),$(install_shuf_links))
 
-# The `shuf` name (riffle then accepts exactly shuf's interface, issue 3) is
+# The `shuf` name (riffle then accepts exactly shuf's interface) is
 # installed where it shadows nothing: $(LIBEXECDIR)/riffle/shuf, for users who
 # put that directory first in PATH.  INSTALL_SHUF_LINK=1 also links
 # $(BINDIR)/shuf, but never over a file that is not already that link (with
