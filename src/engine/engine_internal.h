@@ -62,7 +62,7 @@ int rfi_engine_begin(struct engine *e, const void *header, size_t len, uint64_t 
 
 /* Where the records of one buffer are, without an offset per record: the
  * --header records' end, the number of records after them, and the start
- * of every keyed block of 2^16 of them (engine_mem.c). */
+ * of every keyed block of 2^16 of them (memory.c). */
 struct layout {
     const unsigned char *data;
     uint64_t size;

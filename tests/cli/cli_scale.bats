@@ -220,8 +220,8 @@ interrupt() { # sig dir riffle-args...
 }
 
 # ------------------------------------------------------------------------
-# The streamed head (-n K, cli/engine_head.c) and the record walk it shares
-# with the external engine (cli/engine_walk.c, cli/walk_keys.c): records are
+# The streamed head (-n K, src/engine/head.c) and the record walk it shares
+# with the external engine (src/engine/walk.c, walk_keys.c): records are
 # taken in chunks of ~64 KiB, keys in pieces of 4096 (the first 2^16 items)
 # then whole blocks of 2^16 drawn ahead on a helper thread, and only the
 # records whose keys pass are located.  Whatever the inputs' shape, -n K must
