@@ -2,12 +2,13 @@
  * cmd_shuf.c -- the shuf-compatible mode: options to modes.
  *
  * Order contract (pinned by tests/cli/cli_seed.bats, checked against the
- * independent tests/checks/keyed_reference.py): records -- files, stdin, -e -- come
- * out in the library's keyed order (riffle.h, "Keyed order") of the records
- * after the --header ones, whichever engine computes it (riffle_engine.h,
- * through shuf_engine.c: in memory, streamed head for -n K, external
- * buckets beyond --memory; any --threads): -n K is the first K of that order.  -i LO-HI for
- * up to RF_PERM_TABLE_MAX = 2^20 numbers puts them in the same keyed order,
+ * independent tests/checks/keyed_reference.py): records -- files, stdin,
+ * -e -- come out in the library's keyed order (riffle.h, "Keyed order") of
+ * the records after the --header ones, whichever engine computes it
+ * (riffle_engine.h, through shuf_engine.c: in memory, streamed head for
+ * -n K, external buckets beyond --memory; any --threads): -n K is the first
+ * K of that order.  -i LO-HI for up to RF_PERM_TABLE_MAX = 2^20 numbers
+ * puts them in the same keyed order,
  * so `seq` into a file, stdin, -e and -i all agree.  A larger range (up to
  * all 2^64 numbers) is never held: it comes out in the order of the keyed
  * permutation rf_perm (riffle_perm.h), in constant memory (run_range_perm),
