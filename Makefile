@@ -114,8 +114,10 @@ $(RIFFLE): $(CLI_OBJS) $(AUDIT_LIB) $(STATIC)
 $(BUILD)/shuf: $(RIFFLE)
 	ln -sf riffle $@
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(HELPER_OBJS) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $< $(HELPER_OBJS) $(STATIC) $(CMOCKA_LIBS) $(LIB_DEPS)
+# Tests link the audit library: the audit's own tests use it through
+# audit/audit.h, and the helpers in tests/lib share its odometer and chi-square.
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(HELPER_OBJS) $(AUDIT_LIB) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $< $(HELPER_OBJS) $(AUDIT_LIB) $(STATIC) $(CMOCKA_LIBS) $(LIB_DEPS)
 
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(STATIC)
 	$(CC) $(LDFLAGS) -o $@ $< $(STATIC) $(LIB_DEPS)

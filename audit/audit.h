@@ -5,10 +5,12 @@
  *                   rencontres, Eulerian, successions), Holm's correction
  *   audit_perm.c    permutation helpers (rank, statistics of one ordering)
  *   audit_zoo.c     the built-in algorithms, fair and deliberately wrong
- *   audit_exact.c   exact enumeration (draw-tree odometer, dynamic programmes)
+ *   audit_odometer.c  the draw-tree odometer (every sequence of bounded draws)
+ *   audit_exact.c   exact enumeration (odometer, dynamic programmes)
  *   audit_trials.c  statistical mode: accumulate trials, run the tests
  *   audit_child.c     external shufflers (--cmd): run, check, parse
  *   audit_report.c  text and JSON reports;  audit_html.c  HTML + SVG report
+ * audit_internal.h declares the few inner steps that the tests also check.
  */
 #ifndef RIFFLE_AUDIT_H
 #define RIFFLE_AUDIT_H
@@ -43,7 +45,8 @@ void audit_law_successions(size_t n, double *p);
 
 /* Pearson chi-square of observed counts against probabilities, pooling
  * neighbouring cells until each pooled cell expects at least `min_expected`.
- * Returns the statistic and stores the degrees of freedom (pooled cells - 1). */
+ * Returns the statistic and stores the degrees of freedom (pooled cells - 1).
+ * With min_expected == 0 no cells are pooled: Pearson's plain statistic. */
 double audit_chi2_pooled(const uint64_t *obs, const double *prob, size_t cells,
                          uint64_t total, double min_expected, double *df);
 
@@ -106,6 +109,50 @@ const audit_algo *audit_zoo(size_t *count);
 const audit_algo *audit_zoo_find(const char *name);
 /* Parameter value for `n` items (param 0 means the default). */
 unsigned audit_param(const audit_algo *al, size_t n, unsigned param);
+
+/* ---- audit_odometer.c --------------------------------------------------- */
+
+#if !defined(__SIZEOF_INT128__)
+#error "the audit needs a 128-bit integer type (gcc or clang)"
+#endif
+/* Path probabilities: products of draw bounds outgrow 64 bits quickly. */
+__extension__ typedef unsigned __int128 audit_u128;
+
+/* The draw-tree odometer: a generator whose bounded draws follow a path,
+ * advanced after each run so that the runs visit every sequence of draws
+ * exactly once.  Use: init; rng (once, or before every run); then per run:
+ * run the algorithm on g, audit_odometer_check, audit_odometer_den, and
+ * audit_odometer_next to go on to the next sequence. */
+#define AUDIT_ODOMETER_MAX_DRAWS 4096
+enum audit_odometer_fault {
+    AUDIT_ODOMETER_OK = 0,
+    AUDIT_ODOMETER_TOO_DEEP = 1,     /* a run made more than ..._MAX_DRAWS draws */
+    AUDIT_ODOMETER_NOT_FUNCTION = 2, /* a replayed draw changed its bound, or a
+                                      * run stopped short of the fixed path */
+    AUDIT_ODOMETER_RAW_WORD = 3      /* the algorithm asked for a raw word */
+};
+typedef struct audit_odometer {
+    uint64_t path[AUDIT_ODOMETER_MAX_DRAWS];  /* the draws of the current path */
+    uint64_t bound[AUDIT_ODOMETER_MAX_DRAWS]; /* and the bound of each */
+    size_t len;   /* draws fixed by the odometer */
+    size_t depth; /* draws made by the current run */
+    int fault;    /* enum audit_odometer_fault: the last problem seen */
+} audit_odometer;
+
+void audit_odometer_init(audit_odometer *o);
+/* Make g draw from o (bounded draws only: a raw word is a fault) and start a
+ * run.  Returns 0, or -1 if the generator cannot be made. */
+int audit_odometer_rng(audit_odometer *o, rf_rng *g);
+/* After a run: its fault (AUDIT_ODOMETER_OK if none). */
+int audit_odometer_check(audit_odometer *o);
+/* The inverse probability of the run just made (the product of its bounds)
+ * into *den; -1 if it exceeds 128 bits. */
+int audit_odometer_den(const audit_odometer *o, audit_u128 *den);
+/* Go on to the next sequence and start its run; 0 when every sequence has
+ * been run, or after a run with a fault. */
+int audit_odometer_next(audit_odometer *o);
+/* A fault in words. */
+const char *audit_odometer_problem(int fault);
 
 /* ---- audit_exact.c ------------------------------------------------------ */
 

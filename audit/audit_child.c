@@ -26,8 +26,8 @@ extern char **environ;
 #define MAX_JOBS 256
 #define PATH_LEN 128
 
-/* Files to remove if a signal ends the audit (the design's "temporary files
- * are removed on every exit path, signals included").  Paths are built
+/* Files to remove if a signal ends the audit: temporary files are removed on
+ * every exit path, signals included.  Paths are built
  * beforehand: the handler only calls unlink and rmdir, which are
  * async-signal-safe (POSIX XSH 2.4.3). */
 static char cleanup_path[MAX_JOBS + 2][PATH_LEN];

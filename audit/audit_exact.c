@@ -2,12 +2,10 @@
  * audit_exact.c -- exact distributions of shuffling algorithms.
  *
  * Three methods, all exact (integer numerators over a common denominator):
- *  - the odometer: run the algorithm once per draw sequence, its generator an
- *    rf_source whose `below` replays a path vector; after each run the deepest
- *    draw that can still grow is incremented and everything after it forgotten.
- *    A path with bounds b1..bk has probability 1/(b1...bk).  Works for any
- *    algorithm with a finite draw tree, including the library's own shuffles
- *    (riffle.h: every bounded draw calls below(ctx, n) once, in order).
+ *  - the odometer (audit_odometer.c): run the algorithm once per draw
+ *    sequence and add 1/(b1...bk), the probability of a path with bounds
+ *    b1..bk, to the ordering it produced.  Works for any algorithm with a
+ *    finite draw tree, including the library's own shuffles.
  *  - a dynamic programme over orderings for swap programmes (audit_step): the
  *    distribution after each step, n! states, instead of the n^n paths (naive
  *    n = 8: 8 x 40320 x 8 updates instead of 16.7 million runs).
@@ -18,14 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit.h"
+#include "audit_internal.h"
 
-#if !defined(__SIZEOF_INT128__)
-#error "audit_exact.c needs a 128-bit integer type (gcc or clang)"
-#endif
-typedef unsigned __int128 u128;
+typedef audit_u128 u128;
 
-#define WALK_MAX_DEPTH 4096
 #define WALK_MAX_PATHS ((uint64_t)1 << 27)
 #define CHAIN_MAX_N 256
 #define PROG_MAX_STEPS 100000
@@ -104,52 +98,7 @@ static int store_distribution(audit_exact *e, const u128 *acc, u128 den)
     return 0;
 }
 
-/* ---- the odometer --------------------------------------------------------- */
-
-typedef struct walk_state {
-    uint64_t path[WALK_MAX_DEPTH], bound[WALK_MAX_DEPTH];
-    size_t depth, len;
-    int bad; /* 1: too deep, 2: a replayed draw changed its bound, 3: raw word */
-} walk_state;
-
-static uint64_t walk_below(void *ctx, uint64_t n)
-{
-    walk_state *w = ctx;
-    if (w->depth >= WALK_MAX_DEPTH) {
-        w->bad = 1;
-        return 0;
-    }
-    const size_t d = w->depth++;
-    if (d < w->len) {
-        if (w->bound[d] != n)
-            w->bad = 2;
-        return w->path[d] < n ? w->path[d] : 0;
-    }
-    w->path[d] = 0;
-    w->bound[d] = n;
-    w->len = d + 1;
-    return 0;
-}
-
-/* Raw words cannot be enumerated: an algorithm asking for one is refused. */
-static uint64_t walk_next64(void *ctx)
-{
-    ((walk_state *)ctx)->bad = 3;
-    return 0;
-}
-
-/* Advance to the next path; 0 when every path has been walked. */
-static int walk_advance(walk_state *w)
-{
-    size_t d = w->len;
-    while (d > 0 && w->path[d - 1] + 1 >= w->bound[d - 1])
-        d--;
-    if (d == 0)
-        return 0;
-    w->path[d - 1]++;
-    w->len = d;
-    return 1;
-}
+/* ---- the walk ------------------------------------------------------------ */
 
 /* Add weight 1/p to acc[rank], keeping a common denominator *den. */
 static int walk_add(u128 *acc, uint64_t nperm, u128 *den, u128 p, uint64_t rank)
@@ -167,22 +116,13 @@ static int walk_add(u128 *acc, uint64_t nperm, u128 *den, u128 p, uint64_t rank)
     return 0;
 }
 
-static const char *walk_problem(int bad)
-{
-    switch (bad) {
-    case 1: return "a path has more than 4096 draws";
-    case 2: return "the algorithm is not a function of its draws";
-    default: return "the algorithm asks for raw words, not bounded draws";
-    }
-}
-
 int audit_exact_walk(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact *e)
 {
     int ret = -1;
     e->n = n;
     e->nperm = audit_factorial_u64(n);
     e->method = "odometer over every draw path";
-    walk_state *w = calloc(1, sizeof *w);
+    audit_odometer *w = malloc(sizeof *w);
     u128 *acc = calloc(e->nperm, sizeof *acc);
     uint32_t *a = malloc(n * sizeof *a + 1);
     uint32_t *scratch = malloc(AUDIT_SCRATCH(n) * sizeof *scratch);
@@ -190,9 +130,9 @@ int audit_exact_walk(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact 
         snprintf(e->error, sizeof e->error, "out of memory");
         goto done;
     }
-    rf_source src = {walk_next64, walk_below, w};
+    audit_odometer_init(w);
     rf_rng g;
-    if (rf_rng_from_source(&g, &src) != RF_OK) {
+    if (audit_odometer_rng(w, &g) != 0) {
         snprintf(e->error, sizeof e->error, "cannot make a scripted generator");
         goto done;
     }
@@ -200,20 +140,18 @@ int audit_exact_walk(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact 
     do {
         for (size_t i = 0; i < n; i++)
             a[i] = (uint32_t)i;
-        w->depth = 0;
         fn(&g, a, n, param, scratch);
-        if (w->bad != 0 || w->depth != w->len) {
+        const int fault = audit_odometer_check(w);
+        if (fault != AUDIT_ODOMETER_OK) {
             snprintf(e->error, sizeof e->error, "exact mode: %s",
-                     walk_problem(w->bad ? w->bad : 2));
+                     audit_odometer_problem(fault));
             goto done;
         }
-        u128 p = 1;
-        for (size_t d = 0; d < w->len; d++) {
-            if (__builtin_mul_overflow(p, (u128)w->bound[d], &p)) {
-                snprintf(e->error, sizeof e->error,
-                         "exact mode: path probabilities exceed 128 bits");
-                goto done;
-            }
+        u128 p;
+        if (audit_odometer_den(w, &p) != 0) {
+            snprintf(e->error, sizeof e->error,
+                     "exact mode: path probabilities exceed 128 bits");
+            goto done;
         }
         if (walk_add(acc, e->nperm, &den, p, audit_rank(a, n)) != 0) {
             snprintf(e->error, sizeof e->error,
@@ -226,7 +164,7 @@ int audit_exact_walk(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact 
                      (unsigned long long)WALK_MAX_PATHS);
             goto done;
         }
-    } while (walk_advance(w));
+    } while (audit_odometer_next(w));
     ret = store_distribution(e, acc, den);
 done:
     free(scratch);
@@ -254,8 +192,8 @@ static uint64_t step_total(const audit_step *st, size_t n)
     return st->mod != 0 ? st->mod : st->hi - st->lo;
 }
 
-static audit_step *program_of(const audit_algo *al, size_t n, unsigned param,
-                              size_t *count, audit_exact *e)
+audit_step *audit_exact_program(const audit_algo *al, size_t n, unsigned param,
+                                size_t *count, audit_exact *e)
 {
     audit_step *st = malloc(PROG_MAX_STEPS * sizeof *st);
     if (st == NULL) {
@@ -371,7 +309,7 @@ static void chain_step(const audit_step *st, size_t n, mpz_t *v, mpz_t *nv, mpz_
         mpz_addmul_ui(nv[j], v[i], (unsigned long)step_weight(st, j - st->lo));
 }
 
-static int dp_positions(const audit_step *st, size_t steps, audit_exact *e)
+int audit_exact_positions(const audit_step *st, size_t steps, audit_exact *e)
 {
     const size_t n = e->n;
     e->pos_num = mpz_array(n * n);
@@ -437,7 +375,7 @@ int audit_exact_run(const audit_algo *al, size_t n, unsigned param, int force_wa
         return -1;
     }
     size_t steps;
-    audit_step *st = program_of(al, n, param, &steps, e);
+    audit_step *st = audit_exact_program(al, n, param, &steps, e);
     if (st == NULL)
         return -1;
     int ret;
@@ -448,7 +386,7 @@ int audit_exact_run(const audit_algo *al, size_t n, unsigned param, int force_wa
     } else {
         e->nperm = 0;
         e->method = "dynamic programme over positions";
-        ret = dp_positions(st, steps, e);
+        ret = audit_exact_positions(st, steps, e);
     }
     free(st);
     return ret;

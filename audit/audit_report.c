@@ -1,8 +1,8 @@
 /*
  * audit_report.c -- the text table and the JSON document of `riffle audit`.
  * The JSON schema is documented in docs/audit-json.md; its field set is pinned
- * by tests/test_audit_report.c.  Items are shown 1-based, as the lines "1".."n"
- * that --cmd feeds.
+ * by tests/audit/test_audit_report.c.  Items are shown 1-based, as the lines
+ * "1".."n" that --cmd feeds.
  */
 #include <math.h>
 #include <string.h>

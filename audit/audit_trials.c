@@ -90,8 +90,8 @@ static uint64_t ordering_hash(const uint32_t *a, size_t n)
     return h ^ (h >> 31);
 }
 
-/* Small decks (the common case, and the speed target: 10^7 trials per second
- * at n = 8): every statistic in one pass over the ordering. */
+/* Small decks (the common case, and the one whose trial rate matters most;
+ * docs/BENCHMARKS_AUDIT.md): every statistic in one pass over the ordering. */
 static void acc_counts_small(audit_acc *acc, const uint32_t *a)
 {
     const size_t n = acc->n;

@@ -6,6 +6,8 @@
 #   REPS=N     runs per measurement, the median is reported (default 3)
 #   SORT_R=0   skip sort -R (slow: tens of seconds on the 1 GB file)
 #   KEEP=1     keep the generated files in $TMPDIR (default /tmp)
+#   OLD=PATH   also time another riffle binary (an older build) beside this
+#              one, case by case: a refactor shows here that it costs nothing
 #
 # Generates files of varied-length lines (2-81 random letters after a line
 # number, ~50 bytes per line on average), then times, for each file:
@@ -42,9 +44,18 @@ row() { # case tool command
     measure "$2" "$3"
     mbs=$(awk -v b="$bytes" -v t="$wall" 'BEGIN { printf "%.0f", (t > 0) ? b / 1e6 / t : 0 }')
     rssmb=$(awk -v k="$rss" 'BEGIN { printf "%.0f", k / 1024 }')
-    case $2 in riffle*) base=$wall ;; esac
+    case $2 in riffle) base=$wall ;; esac
     ratio=$(awk -v t="$wall" -v b="$base" 'BEGIN { printf "%.1f", (b > 0) ? t / b : 0 }')
     printf '| %s | %s | %s | %s | %s | %s |\n' "$1" "$2" "$wall" "$mbs" "$rssmb" "${ratio}x"
+}
+
+# riffle_rows CASE COMMAND: this riffle, and OLD's when given; @R@ in
+# COMMAND stands for the binary.
+riffle_rows() {
+    row "$1" "riffle" "$(printf '%s' "$2" | sed "s|@R@|$riffle|g")"
+    if [ -n "${OLD:-}" ]; then
+        row "$1" "riffle OLD" "$(printf '%s' "$2" | sed "s|@R@|$OLD|g")"
+    fi
 }
 
 run_file() { # FILE
@@ -59,17 +70,19 @@ run_file() { # FILE
     echo
     echo "| case | tool | wall s (median of $reps) | MB/s | peak RSS MiB | time vs riffle |"
     echo "|---|---|---|---|---|---|"
-    row "full shuffle, path" "riffle" "$riffle '$f'"
+    riffle_rows "full shuffle, path" "@R@ '$f'"
     row "full shuffle, path" "shuf" "shuf '$f'"
     [ "${SORT_R:-1}" = 1 ] && row "full shuffle, path" "sort -R" "sort -R '$f'"
-    row "-n 1000, path" "riffle" "$riffle -n 1000 '$f'"
+    riffle_rows "-n 1000, path" "@R@ -n 1000 '$f'"
     row "-n 1000, path" "shuf" "shuf -n 1000 '$f'"
-    row "-n 1000, stdin < file" "riffle" "$riffle -n 1000 < '$f'"
+    riffle_rows "-n 1000, stdin < file" "@R@ -n 1000 < '$f'"
     row "-n 1000, stdin < file" "shuf" "shuf -n 1000 < '$f'"
-    row "-n 1000, pipe from cat" "riffle" "cat '$f' | $riffle -n 1000"
+    riffle_rows "-n 1000, pipe from cat" "cat '$f' | @R@ -n 1000"
     row "-n 1000, pipe from cat" "shuf" "cat '$f' | shuf -n 1000"
-    row "full shuffle, pipe from cat" "riffle" "cat '$f' | $riffle"
+    riffle_rows "full shuffle, pipe from cat" "cat '$f' | @R@"
     row "full shuffle, pipe from cat" "shuf" "cat '$f' | shuf"
+    # the external engine: a budget of a quarter of the file
+    riffle_rows "external, --memory=bytes/4" "@R@ --memory=$((bytes / 4)) -T '$tmp' '$f'"
 }
 
 echo "## riffle CLI benchmark"
@@ -77,7 +90,7 @@ echo
 bench_machine
 echo "tools: $("$riffle" --version | head -n 1); $(shuf --version | head -n 1);" \
      "$(sort --version | head -n 1)"
-echo "command: BIG=${BIG:-0} REPS=$reps bench/bench_cli.sh $build"
+echo "command: BIG=${BIG:-0} REPS=$reps${OLD:+ OLD=$OLD} bench/bench_cli.sh $build"
 
 small=$tmp/riffle-bench-100M.txt
 big=$tmp/riffle-bench-1G.txt

@@ -45,8 +45,8 @@ static size_t bus_len;
 static const int async_sigs[] = {SIGINT, SIGTERM, SIGHUP};
 /* Handled as well: SIGPIPE, which comes to the thread that wrote to a closed
  * pipe (`riffle big | head`): the temporaries go, then riffle dies of it
- * quietly as shuf does.  Not blocked in workers (cleanup_block_async): it is
- * not asynchronous, and a worker that gets EPIPE reports it anyway. */
+ * quietly as shuf does.  The library's workers block it with every other
+ * asynchronous signal; every write, hence any SIGPIPE, is a program thread's. */
 static const int handled_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
 
 static void fill_async(sigset_t *s)
@@ -268,29 +268,17 @@ void cleanup_dir_clear(void)
     atomic_signal_fence(memory_order_release);
 }
 
-int cleanup_dir_remove(void)
-{
-    sigset_t old;
-    block_all(&old);
-    const int e = remove_dir_files();
-    dir_on = 0;
-    unblock(&old);
-    return e;
-}
-
 void cleanup_progress_line(int shown)
 {
     line_shown = shown;
 }
 
-int cleanup_block_async(sigset_t *old)
+void cleanup_hold(sigset_t *old)
 {
-    sigset_t s;
-    fill_async(&s);
-    return pthread_sigmask(SIG_BLOCK, &s, old);
+    block_all(old);
 }
 
-int cleanup_restore(const sigset_t *old)
+void cleanup_release(const sigset_t *old)
 {
-    return pthread_sigmask(SIG_SETMASK, old, NULL);
+    unblock(old);
 }

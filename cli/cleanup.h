@@ -1,12 +1,13 @@
 /* cleanup.h -- remove riffle's temporary files when a signal ends the run.
  *
- * One process-wide registry (a program owns its signals; the library's
- * rf_atomic_guard_signals guards one file only, this one guards all of them):
+ * One process-wide registry (a program owns its signals; the library never
+ * touches them, and tells the program which temporary files exist):
  *
  *  - file paths: the temporary files of -o and of the --split parts, and any
  *    other file an engine creates (up to CLEANUP_MAX_FILES paths, copied);
  *  - ONE temporary directory holding numbered files "0", "1", ..., "N-1" (the
- *    external engine's buckets), N updated by the engine as it creates them.
+ *    external engine's buckets), N updated as the library announces them
+ *    (riffle_engine.h, the temp callback).
  *
  * On SIGINT, SIGTERM, SIGHUP or SIGPIPE the handler unlinks every registered
  * path, then DIR/0 .. DIR/(N-1), then rmdir(DIR), restores the default action
@@ -26,11 +27,9 @@
  * sigaction, sigprocmask, raise, _exit).
  *
  * Threads: the registry functions may be called from any one thread at a
- * time.  Engines should start worker threads with SIGINT/SIGTERM/SIGHUP
- * blocked (cleanup_block_async / cleanup_restore), so that those signals are
- * taken by the main thread; SIGBUS, being synchronous, is taken by whichever
- * thread faults, and must not be blocked (a blocked synchronous SIGBUS kills
- * the process without the handler).
+ * time.  The library's worker threads block the asynchronous signals (riffle.h,
+ * "Threads"), so those are taken by the program's own threads; SIGBUS, being
+ * synchronous, is taken by whichever thread faults.
  */
 #ifndef RIFFLE_CLEANUP_H
 #define RIFFLE_CLEANUP_H
@@ -49,6 +48,12 @@ int cleanup_init(void);
  * callers treat it as an error -- a path that cannot be guarded should not be
  * created).  The path is copied. */
 int cleanup_add(const char *path);
+/* Block the handled signals in this thread while a file is created and
+ * registered (cleanup_add), so that no signal can come between the two;
+ * cleanup_release unblocks them (a pending one is then handled). */
+void cleanup_hold(sigset_t *old);
+void cleanup_release(const sigset_t *old);
+
 /* Forget slot `id` (before the file is renamed into place or removed).  An id
  * of -1 is ignored. */
 void cleanup_remove(int id);
@@ -63,20 +68,9 @@ int cleanup_dir_set(const char *dir);
 void cleanup_dir_count(unsigned long n);
 /* Forget the directory (after removing it yourself). */
 void cleanup_dir_clear(void);
-/* The normal-path removal, for engines' success and error paths alike:
- * unlink dir/0 .. dir/(n-1), rmdir(dir), and forget the directory.  Signals
- * are blocked meanwhile.  Returns 0, or the first errno value other than
- * ENOENT (the removal still goes on through every file). */
-int cleanup_dir_remove(void);
 
 /* A progress line is (1) or is not (0) on the terminal: the handler then
  * clears it ("\r\033[K") before writing or dying.  Used by progress.c. */
 void cleanup_progress_line(int shown);
-
-/* Block SIGINT, SIGTERM and SIGHUP in the calling thread (before
- * pthread_create, so workers inherit the mask), saving the old mask in *old;
- * cleanup_restore puts it back.  Returns 0 or an errno value. */
-int cleanup_block_async(sigset_t *old);
-int cleanup_restore(const sigset_t *old);
 
 #endif

@@ -50,6 +50,31 @@ struct cli_rng_opts {
     const char *random_source; /* NULL: none */
 };
 
+/* The getopt codes (struct option val) of --seed, --rng and --random-source,
+ * the same in every command so that cli_rng_option parses them for all.  A
+ * command numbers its own long-only options from CLI_OPT_FIRST_FREE on, so
+ * that no code means two options. */
+enum cli_option_code {
+    CLI_OPT_SEED = 256,
+    CLI_OPT_RNG,
+    CLI_OPT_RANDOM_SOURCE,
+    CLI_OPT_FIRST_FREE
+};
+
+/* What a command does when --seed, --rng or --random-source comes twice. */
+enum cli_repeat {
+    CLI_LAST_WINS, /* the last value is used */
+    CLI_ONCE       /* a second, different value is an error, as shuf's -o */
+};
+
+/* Returned by cli_rng_option for an option that is not one of the three. */
+#define CLI_NOT_RNG (-2)
+
+/* Take getopt's result `opt` (with its `arg`) into r if it is --seed, --rng or
+ * --random-source.  Returns CLI_CONTINUE when taken, CLI_NOT_RNG when opt is
+ * another option, or CLI_FAIL after "multiple seeds specified" (and the like)
+ * under CLI_ONCE. */
+int cli_rng_option(struct cli_rng_opts *r, int opt, const char *arg, enum cli_repeat repeat);
 /* Validate --rng early (a usage error).  Returns 0 or 1 after a message. */
 int cli_rng_check(const struct cli_rng_opts *o, const char *cmd);
 /* Build the generator.  Returns g (in *storage) or one from rf_rng_new_os, or
@@ -63,8 +88,8 @@ rf_rng_kind cli_rng_kind(const struct cli_rng_opts *o);
  * --random-source, else rf_seed_os.  Returns 0, or -1 after a message. */
 int cli_rng_key(const struct cli_rng_opts *o, uint8_t key[RF_KEY_BYTES]);
 
-/* Subcommands and modes. */
+/* The shuf-compatible mode: `riffle` without a subcommand, or `shuf` (then
+ * shuf_mode is 1: GNU shuf's options only).  Returns the exit status. */
 int cli_shuf_main(int argc, char **argv, int shuf_mode);
-int cli_deal_main(int argc, char **argv);
 
 #endif

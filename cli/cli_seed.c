@@ -10,6 +10,8 @@
  *                      rf_seed_os).
  *   --rng=NAME         the generator kind (rf_rng_kind_parse); ChaCha20 default.
  *
+ * cli_rng_option reads the three options for every command's getopt loop.
+ *
  * cli_rng_key gives the 32-byte key by the same rules (rf_seed_u64,
  * rf_seed_string, the file's bytes, rf_seed_os) for keyed objects that are not
  * generators: the rf_perm of `riffle -i LO-HI` over a huge range.
@@ -20,6 +22,31 @@
 #include <unistd.h>
 
 #include "cli.h"
+
+int cli_rng_option(struct cli_rng_opts *r, int opt, const char *arg, enum cli_repeat repeat)
+{
+    const char **slot;
+    const char *plural; /* for the message of a repeated option */
+    switch (opt) {
+    case CLI_OPT_SEED:
+        slot = &r->seed, plural = "seeds";
+        break;
+    case CLI_OPT_RNG:
+        slot = &r->rng_name, plural = "generators";
+        break;
+    case CLI_OPT_RANDOM_SOURCE:
+        slot = &r->random_source, plural = "random sources";
+        break;
+    default:
+        return CLI_NOT_RNG;
+    }
+    if (repeat == CLI_ONCE && *slot && strcmp(*slot, arg) != 0) {
+        cli_error("multiple %s specified", plural);
+        return CLI_FAIL;
+    }
+    *slot = arg;
+    return CLI_CONTINUE;
+}
 
 rf_rng_kind cli_rng_kind(const struct cli_rng_opts *o)
 {

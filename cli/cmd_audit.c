@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "cmd_audit.h"
+#include "commands.h"
 
 #define MAX_SIZES 16
 #define DEFAULT_N 8

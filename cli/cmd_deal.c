@@ -3,11 +3,11 @@
  * library's deck (rf_deck_deal_n).
  *
  * Deal order (part of the seeded output contract, pinned by
- * tests/cli_deal.bats): the deck starts in order -- spades, hearts, diamonds,
- * clubs, each A 2 .. 10 J Q K, then the black and the red joker -- or in the
- * order of a custom deck; cards are dealt one at a time round the table, card
- * j of the deal going to hand j mod H for the first H*C cards, and the next K
- * cards go to the kitty (the board in hold'em).  Any fixed assignment of a
+ * tests/cli/cli_deal.bats): the deck starts in order -- spades, hearts,
+ * diamonds, clubs, each A 2 .. 10 J Q K, then the black and the red joker --
+ * or in the order of a custom deck; cards are dealt one at a time round the
+ * table, card j of the deal going to hand j mod H for the first H*C cards,
+ * and the next K cards go to the kitty (the board in hold'em).  Any fixed assignment of a
  * uniformly dealt sequence is uniform; round the table is how people deal.
  *
  * --rank deals the rest of the deck too (after the same first cards) and
@@ -24,13 +24,14 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
 
 #define STD_CARDS 52
 #define MAX_NAME 32
 
-enum { OPT_SEED = 256, OPT_RNG, OPT_HELP, OPT_PLAYERS, OPT_DECK_FILE, OPT_PRESET, OPT_RANK };
+enum { OPT_HELP = CLI_OPT_FIRST_FREE, OPT_PLAYERS, OPT_RANK };
 
 struct deal_opts {
     unsigned deck;          /* 52 or 54 for the standard decks, 0 custom */
@@ -101,8 +102,8 @@ static const struct option deal_longopts[] = {
     {"unicode", no_argument, NULL, 'u'},
     {"json", no_argument, NULL, 'j'},
     {"rank", no_argument, NULL, OPT_RANK},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"rng", required_argument, NULL, OPT_RNG},
+    {"seed", required_argument, NULL, CLI_OPT_SEED},
+    {"rng", required_argument, NULL, CLI_OPT_RNG},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -118,6 +119,9 @@ static int number(const char *arg, const char *what, uint64_t *v, int *have)
 
 static int on_deal_option(struct deal_opts *o, int c, const char *arg)
 {
+    const int r = cli_rng_option(&o->rng, c, arg, CLI_LAST_WINS);
+    if (r != CLI_NOT_RNG)
+        return r;
     uint64_t v;
     int dummy;
     switch (c) {
@@ -149,12 +153,6 @@ static int on_deal_option(struct deal_opts *o, int c, const char *arg)
         return CLI_CONTINUE;
     case OPT_RANK:
         o->rank = 1;
-        return CLI_CONTINUE;
-    case OPT_SEED:
-        o->rng.seed = arg;
-        return CLI_CONTINUE;
-    case OPT_RNG:
-        o->rng.rng_name = arg;
         return CLI_CONTINUE;
     case OPT_HELP:
         return deal_help();
@@ -478,7 +476,7 @@ static int parse_deal(int argc, char **argv, struct deal_opts *o)
     return cli_rng_check(&o->rng, "deal") == CLI_OK ? CLI_CONTINUE : CLI_FAIL;
 }
 
-int cli_deal_main(int argc, char **argv)
+int cmd_deal(int argc, char **argv)
 {
     struct deal_opts o;
     struct table t;

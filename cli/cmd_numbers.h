@@ -1,7 +1,7 @@
 /*
- * cmd_numbers.h -- the subcommands on permutation numbers and sampling
- * (issue 6): `riffle perm`, `riffle rank`, `riffle unrank`, `riffle sample`,
- * and the helpers their files share (tokens, card names, keys).
+ * cmd_numbers.h -- what the files of `riffle perm`, `riffle rank`, `riffle
+ * unrank` and `riffle sample` share: tokens, card names, the write check.
+ * Their entry points are in commands.h.
  */
 #ifndef RIFFLE_CMD_NUMBERS_H
 #define RIFFLE_CMD_NUMBERS_H
@@ -11,14 +11,7 @@
 #include <stdio.h>
 
 #include "cli.h"
-
-/* Entry points; argv[0] is the subcommand's name.  Each returns the exit
- * status: 0 on success, 1 on a usage, input or output error (after a
- * message). */
-int cmd_perm(int argc, char **argv);
-int cmd_rank(int argc, char **argv);
-int cmd_unrank(int argc, char **argv);
-int cmd_sample(int argc, char **argv);
+#include "commands.h"
 
 /* Blank-separated tokens of a stream (commas separate too when `commas`).
  * nums_token returns the next token (valid until the next call) or NULL at
@@ -33,11 +26,6 @@ struct nums_tokens {
 void nums_tokens_init(struct nums_tokens *t, FILE *f, int commas);
 const char *nums_token(struct nums_tokens *t, int *err);
 void nums_tokens_free(struct nums_tokens *t);
-
-/* The key of a keyed object (rf_perm) from --seed, with the generator's rule
- * (cli_seed.c): a decimal uint64 S gives rf_seed_u64(S), anything else
- * rf_seed_string(S); no seed: rf_seed_os.  Returns 0, or 1 after a message. */
-int nums_key(const char *seed, uint8_t key[RF_KEY_BYTES]);
 
 /* Cards in `riffle deal`'s deck order: card c < 52 is rank c % 13 (A 2 .. 10
  * J Q K) of suit c / 13 (S H D C); 52 is the black joker BJ, 53 the red RJ. */

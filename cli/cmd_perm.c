@@ -2,11 +2,11 @@
  * cmd_perm.c -- `riffle perm`: evaluate the keyed random-access permutation
  * rf_perm (riffle_perm.h) of [0, N) at given indices, forwards or backwards.
  *
- * The key is the one --seed gives a generator (nums_key: rf_seed_u64 for a
+ * The key is the one --seed gives a generator (cli_rng_key: rf_seed_u64 for a
  * decimal uint64, rf_seed_string otherwise; OS entropy without --seed), so for
  * N <= 2^20 (the table mode of --mode=auto) `riffle perm --size N --seed S i`
  * is line i (from 0) of `riffle -i 0-(N-1) --seed S`: both are rf_shuffle of
- * 0..N-1 with ChaCha20 keyed by that key, stream 0 (tests/cli_perm.bats).
+ * 0..N-1 with ChaCha20 keyed by that key, stream 0 (tests/cli/cli_perm.bats).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,13 +20,13 @@
 
 #define PERM_OUT_BUFFER ((size_t)1 << 16)
 
-enum { OPT_SEED = 256, OPT_MODE, OPT_HELP };
+enum { OPT_MODE = CLI_OPT_FIRST_FREE, OPT_HELP };
 
 struct perm_opts {
     const char *size_arg;
     uint64_t max; /* N - 1 */
     int inverse;
-    const char *seed;
+    struct cli_rng_opts rng; /* --seed only: perm has no --rng or --random-source */
     rf_perm_mode mode;
     char **indices;
     int n_indices;
@@ -35,7 +35,7 @@ struct perm_opts {
 static const struct option perm_longopts[] = {
     {"size", required_argument, NULL, 's'},
     {"inverse", no_argument, NULL, 'I'},
-    {"seed", required_argument, NULL, OPT_SEED},
+    {"seed", required_argument, NULL, CLI_OPT_SEED},
     {"mode", required_argument, NULL, OPT_MODE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -95,15 +95,15 @@ static int parse_size(struct perm_opts *o)
 
 static int on_perm_option(struct perm_opts *o, int c, const char *arg)
 {
+    const int r = cli_rng_option(&o->rng, c, arg, CLI_LAST_WINS);
+    if (r != CLI_NOT_RNG)
+        return r;
     switch (c) {
     case 's':
         o->size_arg = arg;
         return parse_size(o);
     case 'I':
         o->inverse = 1;
-        return CLI_CONTINUE;
-    case OPT_SEED:
-        o->seed = arg;
         return CLI_CONTINUE;
     case OPT_MODE:
         if (rf_perm_mode_parse(arg, &o->mode) != RF_OK)
@@ -139,7 +139,7 @@ static int parse_perm(int argc, char **argv, struct perm_opts *o)
 static rf_perm *make_perm(const struct perm_opts *o)
 {
     uint8_t key[RF_KEY_BYTES];
-    if (nums_key(o->seed, key) != 0)
+    if (cli_rng_key(&o->rng, key) != 0)
         return NULL;
     rf_status s;
     rf_perm *p = rf_perm_new(key, o->max, o->mode, &s);
@@ -161,8 +161,12 @@ static int eval_one(const rf_perm *p, const struct perm_opts *o, const char *tok
     uint64_t i;
     int over;
     const int bad_number = cli_parse_u64(tok, &i, &over) != 0;
-    if (bad_number || over || i > o->max)
-        rf_writer_flush(w); /* what came before the bad index goes out first */
+    if (bad_number || over || i > o->max) {
+        /* What came before the bad index goes out first; a write error
+         * sticks in w and is reported when the output is closed. */
+        const int flushed = rf_writer_flush(w);
+        (void)flushed;
+    }
     if (bad_number) {
         cli_error("invalid index %s", cli_quote(tok));
         return 1;
@@ -200,8 +204,6 @@ static int eval_stdin(const rf_perm *p, const struct perm_opts *o, rf_writer *w)
 
 int cmd_perm(int argc, char **argv)
 {
-    static char name[] = "riffle perm";
-    argv[0] = name;
     struct perm_opts o;
     const int r = parse_perm(argc, argv, &o);
     if (r != CLI_CONTINUE)

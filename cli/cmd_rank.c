@@ -25,7 +25,7 @@
 
 #define RANK_OUT_BUFFER ((size_t)1 << 16)
 
-enum { OPT_HELP = 256 };
+enum { OPT_HELP = CLI_OPT_FIRST_FREE };
 
 struct rank_opts {
     const char *size_arg;
@@ -302,8 +302,6 @@ static int print_rank(const struct items *it, const struct rank_opts *o)
 
 int cmd_rank(int argc, char **argv)
 {
-    static char name[] = "riffle rank";
-    argv[0] = name;
     struct rank_opts o;
     int status = parse_rank_opts("rank", argc, argv, &o);
     if (status != CLI_CONTINUE)
@@ -407,8 +405,6 @@ static int unrank_stdin(const struct rank_opts *o)
 
 int cmd_unrank(int argc, char **argv)
 {
-    static char name[] = "riffle unrank";
-    argv[0] = name;
     struct rank_opts o;
     int status = parse_rank_opts("unrank", argc, argv, &o);
     if (status == CLI_CONTINUE)

@@ -3,7 +3,7 @@
  * uniformly without replacement, in one pass over a stream of unknown length
  * with memory for the K kept records only.
  *
- * Order contract (seeded runs; pinned by tests/cli_sample.bats):
+ * Order contract (seeded runs; pinned by tests/cli/cli_sample.bats):
  *   unweighted: every record is offered, in input order, to Li's Algorithm L
  *     (rf_reservoir_offer), which says which of the K slots it replaces; at the
  *     end the filled slots are put in random order by rf_shuffle of the slot
@@ -34,7 +34,7 @@
 
 #define SAMPLE_OUT_BUFFER ((size_t)1 << 16)
 
-enum { OPT_SEED = 256, OPT_RNG, OPT_RANDOM_SOURCE, OPT_HELP };
+enum { OPT_HELP = CLI_OPT_FIRST_FREE };
 
 struct sample_opts {
     uint64_t count;
@@ -111,15 +111,18 @@ static const struct option sample_longopts[] = {
     {"weights", required_argument, NULL, 'w'},
     {"delimiter", required_argument, NULL, 'd'},
     {"zero-terminated", no_argument, NULL, 'z'},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"rng", required_argument, NULL, OPT_RNG},
-    {"random-source", required_argument, NULL, OPT_RANDOM_SOURCE},
+    {"seed", required_argument, NULL, CLI_OPT_SEED},
+    {"rng", required_argument, NULL, CLI_OPT_RNG},
+    {"random-source", required_argument, NULL, CLI_OPT_RANDOM_SOURCE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
 
 static int on_sample_option(struct sample_opts *o, int c, const char *arg)
 {
+    const int r = cli_rng_option(&o->rng, c, arg, CLI_LAST_WINS);
+    if (r != CLI_NOT_RNG)
+        return r;
     uint64_t v;
     int over;
     switch (c) {
@@ -144,15 +147,6 @@ static int on_sample_option(struct sample_opts *o, int c, const char *arg)
         return CLI_CONTINUE;
     case 'z':
         o->delim = '\0';
-        return CLI_CONTINUE;
-    case OPT_SEED:
-        o->rng.seed = arg;
-        return CLI_CONTINUE;
-    case OPT_RNG:
-        o->rng.rng_name = arg;
-        return CLI_CONTINUE;
-    case OPT_RANDOM_SOURCE:
-        o->rng.random_source = arg;
         return CLI_CONTINUE;
     case OPT_HELP:
         return sample_help();
@@ -459,8 +453,6 @@ static int run_sample(const struct sample_opts *o, rf_rng *g)
 
 int cmd_sample(int argc, char **argv)
 {
-    static char name[] = "riffle sample";
-    argv[0] = name;
     struct sample_opts o;
     const int r = parse_sample(argc, argv, &o);
     if (r != CLI_CONTINUE)

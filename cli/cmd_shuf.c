@@ -1,13 +1,14 @@
 /*
  * cmd_shuf.c -- the shuf-compatible mode: options to modes.
  *
- * Order contract (pinned by tests/cli_seed.bats, checked against the
- * independent tests/keyed_reference.py): records -- files, stdin, -e -- come
- * out in the library's keyed order (riffle.h, "Keyed order") of the records
- * after the --header ones, whichever engine computes it (shuf_keyed.c,
- * engine.h: in memory, streamed head for -n K, external buckets beyond
- * --memory; any --threads): -n K is the first K of that order.  -i LO-HI for
- * up to RF_PERM_TABLE_MAX = 2^20 numbers puts them in the same keyed order,
+ * Order contract (pinned by tests/cli/cli_seed.bats, checked against the
+ * independent tests/checks/keyed_reference.py): records -- files, stdin,
+ * -e -- come out in the library's keyed order (riffle.h, "Keyed order") of
+ * the records after the --header ones, whichever engine computes it
+ * (riffle_engine.h, through shuf_engine.c: in memory, streamed head for
+ * -n K, external buckets beyond --memory; any --threads): -n K is the first
+ * K of that order.  -i LO-HI for up to RF_PERM_TABLE_MAX = 2^20 numbers
+ * puts them in the same keyed order,
  * so `seq` into a file, stdin, -e and -i all agree.  A larger range (up to
  * all 2^64 numbers) is never held: it comes out in the order of the keyed
  * permutation rf_perm (riffle_perm.h), in constant memory (run_range_perm),
@@ -97,7 +98,8 @@ static void repeat_records(const rf_records *r, size_t first, uint64_t count, rf
         const size_t k = min_size(count, REPEAT_BATCH);
         for (size_t i = 0; i < k; i++)
             batch[i] = r->offs[first + rf_below(g, m)];
-        rf_records_write(r, batch, k, w);
+        if (rf_records_write(r, batch, k, w) != 0)
+            return; /* the error sticks in w: output_close reports it */
         count -= k;
     }
 }
@@ -123,7 +125,9 @@ static int put_record_header(struct cli_output *out, const rf_records *r, size_t
     if (head == 0)
         return 0;
     if (!output_splitting(out)) {
-        rf_records_write(r, r->offs, head, output_writer(out));
+        /* A write error sticks in the writer: output_close reports it. */
+        const int written = rf_records_write(r, r->offs, head, output_writer(out));
+        (void)written;
         return 0;
     }
     const size_t end = header_end(r, head);

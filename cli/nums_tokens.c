@@ -1,7 +1,7 @@
 /*
  * nums_tokens.c -- what the number subcommands (perm, rank, unrank) share:
- * reading blank-separated tokens from standard input, the rf_perm key from
- * --seed, and the final write check.
+ * reading blank-separated tokens from standard input, and the final write
+ * check.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -64,13 +64,6 @@ const char *nums_token(struct nums_tokens *t, int *err)
         return NULL;
     t->buf[len] = '\0';
     return t->buf;
-}
-
-/* The key --seed gives (cli_rng_key's rule: one place for it), or OS entropy. */
-int nums_key(const char *seed, uint8_t key[RF_KEY_BYTES])
-{
-    const struct cli_rng_opts o = {seed, NULL, NULL};
-    return cli_rng_key(&o, key) != 0;
 }
 
 int nums_write_failed(int err)

@@ -338,6 +338,19 @@ static int guard_file(const rf_atomic_file *a, int *slot)
     return *slot >= 0 ? 0 : ENAMETOOLONG;
 }
 
+/* rf_atomic_open, its temporary registered before any signal can see it
+ * unregistered.  Returns 0 or an errno value (nothing left behind). */
+static int open_guarded(rf_atomic_file *a, const char *name, int *slot)
+{
+    sigset_t old;
+    cleanup_hold(&old);
+    int e = rf_atomic_open(a, name);
+    if (!e && (e = guard_file(a, slot)) != 0)
+        rf_atomic_abort(a);
+    cleanup_release(&old);
+    return e;
+}
+
 static void unguard_abort(rf_atomic_file *a, int *slot)
 {
     rf_atomic_abort(a);
@@ -396,9 +409,7 @@ static int open_parts(struct cli_output *o, const struct cli_split *s)
     }
     for (size_t i = 0; i < s->parts; i++) {
         struct cli_output_part *p = &o->parts[i];
-        int e = rf_atomic_open(&p->file, s->names[i]);
-        if (!e && (e = guard_file(&p->file, &p->guard)) != 0)
-            rf_atomic_abort(&p->file);
+        const int e = open_guarded(&p->file, s->names[i], &p->guard);
         if (e) {
             cli_error("%s: %s", s->names[i], strerror(e));
             for (size_t j = 0; j < i; j++)
@@ -415,9 +426,7 @@ static int open_single(struct cli_output *o, const char *name)
     o->name = name;
     int fd = STDOUT_FILENO;
     if (name) {
-        int e = rf_atomic_open(&o->file, name);
-        if (!e && (e = guard_file(&o->file, &o->guard)) != 0)
-            rf_atomic_abort(&o->file);
+        const int e = open_guarded(&o->file, name, &o->guard);
         if (e) {
             cli_error("%s: %s", name, strerror(e));
             return -1;
@@ -632,7 +641,9 @@ int output_records(struct cli_output *o, const rf_records *r, const uint64_t *of
         if (room == 0)
             return misuse(o, "more records written than planned");
         const size_t k = room < count ? (size_t)room : count;
-        rf_records_write(r, offs, k, w);
+        const int werr = rf_records_write(r, offs, k, w);
+        if (werr)
+            return werr;
         const int e = output_advance(o, k);
         if (e)
             return e;

@@ -20,7 +20,7 @@ struct shuf_opts {
     const char *output;
     struct cli_rng_opts rng;
     /* riffle only (shuf mode leaves the defaults) */
-    uint64_t memory;      /* --memory bytes; 0: not given (cli_default_memory) */
+    uint64_t memory;      /* --memory bytes; 0: not given (rf_engine_default_memory) */
     const char *tmpdir;   /* -T/--temporary-directory; NULL: cli_tmpdir's default */
     unsigned threads;     /* --threads, resolved: >= 1 (0 given = all cores) */
     int progress;         /* -1 --no-progress, 0 auto (stderr a terminal), 1 --progress */
@@ -36,10 +36,6 @@ int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o);
 /* Release what cli_shuf_parse allocated (the split plan). */
 void cli_shuf_free(struct shuf_opts *o);
 
-/* Half of the physical memory (sysconf _SC_PHYS_PAGES * _SC_PAGESIZE), or
- * 1 GiB if the system does not say: the default budget when --memory is not
- * given (the engines decide whether to use it). */
-uint64_t cli_default_memory(void);
 /* The directory for temporary files: -T DIR, else $TMPDIR (when set and not
  * empty), else "/tmp".  Only an explicit -T is checked up front (it must be
  * an existing, writable directory); $TMPDIR and /tmp are checked when used. */

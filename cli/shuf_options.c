@@ -17,11 +17,8 @@
 #include "shuf.h"
 
 enum {
-    OPT_RANDOM_SOURCE = 256,
-    OPT_HELP,
+    OPT_HELP = CLI_OPT_FIRST_FREE,
     OPT_VERSION,
-    OPT_SEED,
-    OPT_RNG,
     OPT_MEMORY,
     OPT_THREADS,
     OPT_PROGRESS,
@@ -31,49 +28,43 @@ enum {
 /* --threads above this is surely a mistake. */
 #define MAX_THREADS 4096
 
+/* GNU shuf's long options, in its order: the whole table as `shuf`, the start
+ * of riffle's. */
+#define SHUF_LONGOPTS                                                    \
+    {"echo", no_argument, NULL, 'e'},                                    \
+    {"input-range", required_argument, NULL, 'i'},                       \
+    {"head-count", required_argument, NULL, 'n'},                        \
+    {"output", required_argument, NULL, 'o'},                            \
+    {"random-source", required_argument, NULL, CLI_OPT_RANDOM_SOURCE},   \
+    {"repeat", no_argument, NULL, 'r'},                                  \
+    {"zero-terminated", no_argument, NULL, 'z'},                         \
+    {"help", no_argument, NULL, OPT_HELP},                               \
+    {"version", no_argument, NULL, OPT_VERSION}
+
 /* --header shares 'n' (and has_arg) with --head-count on purpose: glibc's
  * getopt_long then resolves the abbreviations "--hea" and "--head" to the first
  * entry, --head-count, instead of calling them ambiguous, so shuf scripts that
- * abbreviate --head-count keep working.  The long index tells the two apart. */
-#define HEADER_INDEX 9
-/* The same trick keeps the abbreviations of older options unambiguous:
- * --split shares --seed's entry shape ("--s" stays --seed) and
- * --output-pattern shares --output's ("--out" stays --output). */
-#define SPLIT_INDEX 17
-#define PATTERN_INDEX 18
+ * abbreviate --head-count keep working.  The same trick keeps the
+ * abbreviations of older options unambiguous: --split shares --seed's entry
+ * shape ("--s" stays --seed) and --output-pattern shares --output's ("--out"
+ * stays --output).  The name of the matched entry, never its place in the
+ * table, tells each pair apart (on_option, on_count). */
 static const struct option riffle_longopts[] = {
-    {"echo", no_argument, NULL, 'e'},
-    {"input-range", required_argument, NULL, 'i'},
-    {"head-count", required_argument, NULL, 'n'},
-    {"output", required_argument, NULL, 'o'},
-    {"random-source", required_argument, NULL, OPT_RANDOM_SOURCE},
-    {"repeat", no_argument, NULL, 'r'},
-    {"zero-terminated", no_argument, NULL, 'z'},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
+    SHUF_LONGOPTS,
     {"header", required_argument, NULL, 'n'},
-    {"seed", required_argument, NULL, OPT_SEED},
-    {"rng", required_argument, NULL, OPT_RNG},
+    {"seed", required_argument, NULL, CLI_OPT_SEED},
+    {"rng", required_argument, NULL, CLI_OPT_RNG},
     {"memory", required_argument, NULL, OPT_MEMORY},
     {"temporary-directory", required_argument, NULL, 'T'},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-    {"split", required_argument, NULL, OPT_SEED},
+    {"split", required_argument, NULL, CLI_OPT_SEED},
     {"output-pattern", required_argument, NULL, 'o'},
     {NULL, 0, NULL, 0},
 };
-/* shuf's own table: the first nine entries. */
 static const struct option shuf_longopts[] = {
-    {"echo", no_argument, NULL, 'e'},
-    {"input-range", required_argument, NULL, 'i'},
-    {"head-count", required_argument, NULL, 'n'},
-    {"output", required_argument, NULL, 'o'},
-    {"random-source", required_argument, NULL, OPT_RANDOM_SOURCE},
-    {"repeat", no_argument, NULL, 'r'},
-    {"zero-terminated", no_argument, NULL, 'z'},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
+    SHUF_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
 
@@ -223,10 +214,11 @@ static int set_once(const char **slot, const char *arg, const char *msg)
     return CLI_CONTINUE;
 }
 
-static int on_count(struct shuf_opts *o, const char *arg, int index)
+/* -n, --head-count or --header (`name`: see riffle_longopts). */
+static int on_count(struct shuf_opts *o, const char *arg, const char *name)
 {
     uint64_t v;
-    if (index == HEADER_INDEX && !o->shuf_mode) {
+    if (strcmp(name, "header") == 0) {
         if (parse_count(arg, "header line count", &v) != CLI_CONTINUE)
             return CLI_FAIL;
         o->header = v;
@@ -246,12 +238,6 @@ static uint64_t physical_memory(void)
     if (pages <= 0 || page <= 0 || (uint64_t)pages > UINT64_MAX / (uint64_t)page)
         return 0;
     return (uint64_t)pages * (uint64_t)page;
-}
-
-uint64_t cli_default_memory(void)
-{
-    const uint64_t phys = physical_memory();
-    return phys ? phys / 2 : (uint64_t)1 << 30;
 }
 
 static int bad_memory(const char *arg)
@@ -329,15 +315,21 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
     }
 }
 
-static int on_option(struct shuf_opts *o, int c, const char *arg, int index)
+/* Option `c` with its argument; `name` is the long option's name ("" for a
+ * short option), which alone tells --split and --output-pattern from the
+ * options whose code they share. */
+static int on_option(struct shuf_opts *o, int c, const char *arg, const char *name)
 {
-    if (index == SPLIT_INDEX && !o->shuf_mode)
+    if (strcmp(name, "split") == 0)
         return set_once(&o->split_spec, arg, "multiple split specifications");
-    if (index == PATTERN_INDEX && !o->shuf_mode)
+    if (strcmp(name, "output-pattern") == 0)
         return set_once(&o->output_pattern, arg, "multiple output patterns specified");
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
                           c == OPT_PROGRESS || c == OPT_NO_PROGRESS))
         return on_riffle_option(o, c, arg);
+    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
+    if (r != CLI_NOT_RNG)
+        return r;
     switch (c) {
     case 'e':
         o->echo = 1;
@@ -350,21 +342,15 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, int index)
         o->have_range = 1;
         return parse_range(arg, o);
     case 'n':
-        return on_count(o, arg, index);
+        return on_count(o, arg, name);
     case 'o':
         return set_once(&o->output, arg, "multiple output files specified");
-    case OPT_RANDOM_SOURCE:
-        return set_once(&o->rng.random_source, arg, "multiple random sources specified");
     case 'r':
         o->repeat = 1;
         return CLI_CONTINUE;
     case 'z':
         o->delim = '\0';
         return CLI_CONTINUE;
-    case OPT_SEED:
-        return set_once(&o->rng.seed, arg, "multiple seeds specified");
-    case OPT_RNG:
-        return set_once(&o->rng.rng_name, arg, "multiple generators specified");
     case OPT_HELP:
         return print_help(o->shuf_mode);
     case OPT_VERSION:
@@ -466,7 +452,7 @@ int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
                                   longopts, &index);
         if (c == -1)
             break;
-        const int r = on_option(o, c, optarg, index);
+        const int r = on_option(o, c, optarg, index >= 0 ? longopts[index].name : "");
         if (r != CLI_CONTINUE)
             return r;
     }

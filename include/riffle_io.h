@@ -99,7 +99,7 @@ RF_API RF_NODISCARD int rf_records_add_fd_max(rf_records *r, int fd, size_t max,
 /* Append bytes[0..len) as one more input, copied: like rf_records_add_fd
  * of a file holding them (a delimiter is inserted first when the set does
  * not end with one).  Returns 0 or ENOMEM.  Invalidates offs. */
-RF_API int rf_records_add_bytes(rf_records *r, const void *bytes, size_t len);
+RF_API RF_NODISCARD int rf_records_add_bytes(rf_records *r, const void *bytes, size_t len);
 
 /* Append one record: bytes[0..len) followed by the delimiter.  The bytes should
  * not contain the delimiter (if they do, they become several records).

@@ -12,7 +12,7 @@ struct emit_progress {
 static void on_progress(void *ctx, size_t done)
 {
     const struct emit_progress *ep = ctx;
-    engine_progress(ep->e, ep->base + (uint64_t)done * ep->e->record_bytes);
+    rfi_engine_progress(ep->e, ep->base + (uint64_t)done * ep->e->record_bytes);
 }
 
 /* The sink's error, if its writer or its advance failed. */
@@ -25,7 +25,7 @@ static int sink_failed(struct engine *e, int advanced)
 /* Each part's records go to the threaded gather in one call, so its pipeline
  * fills once per part (not per progress step); progress comes from its
  * callback. */
-int engine_emit(struct engine *e, const rf_records *r, const uint64_t *offs, size_t count)
+int rfi_engine_emit(struct engine *e, const rf_records *r, const uint64_t *offs, size_t count)
 {
     const rf_engine_sink *s = e->sink;
     while (count > 0) {

@@ -1,11 +1,11 @@
 /* engine.c -- rf_engine_shuffle (riffle_engine.h): the options checked, the
  * inputs measured, and the engine chosen -- never a choice of output, which
  * only the key and the input decide:
- *   - a count K small against the budget: engine_head, O(K) memory, one
+ *   - a count K small against the budget: rfi_engine_head, O(K) memory, one
  *     streaming pass (a pipe never has to be held);
  *   - everything fits in the budget (input bytes + 8 per record):
- *     engine_memory (a regular file mapped, anything else read);
- *   - otherwise engine_external, which starts from whatever was already read.
+ *     rfi_engine_memory (a regular file mapped, anything else read);
+ *   - otherwise rfi_engine_external, which starts from whatever was already read.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +21,7 @@
 #include "engine_internal.h"
 #include "reader.h"
 
-/* A count goes to engine_head when K records surely fit: K up to 2^22 and at
+/* A count goes to rfi_engine_head when K records surely fit: K up to 2^22 and at
  * most one per 256 bytes of the budget. */
 static int head_fits(const struct engine *e)
 {
@@ -47,26 +47,26 @@ static uint64_t known_size(const rf_engine_input *in, size_t n)
     return total;
 }
 
-/* Records in memory: engine_memory if they fit, else the external engine
+/* Records in memory: rfi_engine_memory if they fit, else the external engine
  * fed from them. */
 static int from_memory(struct engine *e, rf_records *r)
 {
     struct layout l;
-    if (layout_init(&l, e, r) != 0)
+    if (rfi_layout_init(&l, e, r) != 0)
         return 1;
-    if (engine_memory_fits(e, &l)) {
-        const int status = engine_memory(e, r, &l);
-        layout_free(&l);
+    if (rfi_engine_memory_fits(e, &l)) {
+        const int status = rfi_engine_memory(e, r, &l);
+        rfi_layout_free(&l);
         return status;
     }
-    layout_free(&l);
+    rfi_layout_free(&l);
     struct reader rd;
-    if (reader_open(&rd, NULL, 0, e->delim, e->err) != 0)
+    if (rfi_reader_open(&rd, NULL, 0, e->delim, e->err) != 0)
         return 1;
-    reader_prefix(&rd, r->data, r->size, -1, 0, "");
+    rfi_reader_prefix(&rd, r->data, r->size, -1, 0, "");
     e->size_hint = r->size;
-    const int status = engine_external(e, &rd);
-    reader_close(&rd);
+    const int status = rfi_engine_external(e, &rd);
+    rfi_reader_close(&rd);
     return status;
 }
 
@@ -115,23 +115,23 @@ static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t 
     rf_records_defer_index(&r); /* the engines count and find records themselves */
     const size_t limit = e->budget / 2 < SIZE_MAX ? (size_t)(e->budget / 2) : SIZE_MAX;
     int status = 1;
-    engine_phase(e, RF_ENGINE_READ, e->size_hint);
+    rfi_engine_phase(e, RF_ENGINE_READ, e->size_hint);
     for (size_t i = 0; i < n; i++) {
         int fd, own, more;
         if (add_input(e, &r, &in[i], limit, &fd, &own, &more) != 0)
             goto done;
-        engine_progress(e, r.size);
+        rfi_engine_progress(e, r.size);
         if (more) { /* too big for memory: external from here on */
             struct reader rd;
-            if (reader_open(&rd, in + i + 1, n - i - 1, e->delim, e->err) != 0) {
+            if (rfi_reader_open(&rd, in + i + 1, n - i - 1, e->delim, e->err) != 0) {
                 if (own)
                     close(fd);
                 goto done;
             }
-            reader_map(&rd, reader_window(e->budget));
-            reader_prefix(&rd, r.data, r.size, fd, own, in[i].name);
-            status = engine_external(e, &rd);
-            reader_close(&rd);
+            rfi_reader_map(&rd, rfi_reader_window(e->budget));
+            rfi_reader_prefix(&rd, r.data, r.size, fd, own, in[i].name);
+            status = rfi_engine_external(e, &rd);
+            rfi_reader_close(&rd);
             goto done;
         }
     }
@@ -149,11 +149,11 @@ static int run(struct engine *e, const rf_engine_input *in, size_t n)
     if (!head_fits(e) && e->size_hint <= e->budget / 2)
         return read_then_decide(e, in, n);
     struct reader rd;
-    if (reader_open(&rd, in, n, e->delim, e->err) != 0)
+    if (rfi_reader_open(&rd, in, n, e->delim, e->err) != 0)
         return 1;
-    reader_map(&rd, reader_window(e->budget));
-    const int status = head_fits(e) ? engine_head(e, &rd) : engine_external(e, &rd);
-    reader_close(&rd);
+    rfi_reader_map(&rd, rfi_reader_window(e->budget));
+    const int status = head_fits(e) ? rfi_engine_head(e, &rd) : rfi_engine_external(e, &rd);
+    rfi_reader_close(&rd);
     return status;
 }
 

@@ -3,11 +3,11 @@
  * after the header records gets key k_i, records come out by increasing
  * key, ties shuffled.  So the output for a key is the same whichever engine
  * runs, whatever the budget and the thread count:
- *   - engine_memory: the records in memory (mapped or read), ordered by
+ *   - rfi_engine_memory: the records in memory (mapped or read), ordered by
  *     rf_keyed_index_vals as their offsets (8 bytes per record);
- *   - engine_head: a count K, keeping only the K smallest keys while
+ *   - rfi_engine_head: a count K, keeping only the K smallest keys while
  *     streaming;
- *   - engine_external: records scattered by the top bits of their keys into
+ *   - rfi_engine_external: records scattered by the top bits of their keys into
  *     temporary bucket files, then each bucket sorted in memory in turn (a
  *     bucket still too large is split again by the next bits).
  * Each returns 0, or 1 with the error recorded in e->err (rfe_fail); the
@@ -28,7 +28,7 @@ struct engine {
     uint64_t count;        /* records to output; RF_ENGINE_ALL: every one */
     uint64_t budget;       /* bytes */
     unsigned threads;      /* >= 1 */
-    const char *tmpdir;    /* for engine_external */
+    const char *tmpdir;    /* for rfi_engine_external */
     uint64_t size_hint;    /* input bytes if known (regular files), else 0 */
     rf_keyed_order order;
     const rf_engine_sink *sink;
@@ -53,16 +53,16 @@ int rfe_status(rf_engine_error *err, rf_status st);
 
 /* Progress: phase `ph` begins (total bytes, 0 if unknown); done bytes of it
  * are done. */
-void engine_phase(struct engine *e, rf_engine_phase ph, uint64_t total);
-void engine_progress(struct engine *e, uint64_t done);
+void rfi_engine_phase(struct engine *e, rf_engine_phase ph, uint64_t total);
+void rfi_engine_progress(struct engine *e, uint64_t done);
 
 /* The sink's begin: the header records and how many records follow.
  * Returns 0, or 1 with the error recorded. */
-int engine_begin(struct engine *e, const void *header, size_t len, uint64_t records);
+int rfi_engine_begin(struct engine *e, const void *header, size_t len, uint64_t records);
 
 /* Where the records of one buffer are, without an offset per record: the
  * --header records' end, the number of records after them, and the start
- * of every keyed block of 2^16 of them (engine_mem.c). */
+ * of every keyed block of 2^16 of them (memory.c). */
 struct layout {
     const unsigned char *data;
     uint64_t size;
@@ -76,15 +76,15 @@ struct layout {
 };
 /* Count r's records (on e->threads threads).  Returns 0, or 1 with the
  * error recorded.  layout_free releases it. */
-int layout_init(struct layout *l, const struct engine *e, const rf_records *r);
-void layout_free(struct layout *l);
-/* Whether engine_memory can order them under the budget: the bytes plus 8
+int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *r);
+void rfi_layout_free(struct layout *l);
+/* Whether rfi_engine_memory can order them under the budget: the bytes plus 8
  * per record (the order, as offsets). */
-int engine_memory_fits(const struct engine *e, const struct layout *l);
+int rfi_engine_memory_fits(const struct engine *e, const struct layout *l);
 /* r: every input, in memory (r->offs unused); l: its layout. */
-int engine_memory(struct engine *e, const rf_records *r, const struct layout *l);
-int engine_head(struct engine *e, struct reader *rd);
-int engine_external(struct engine *e, struct reader *rd);
+int rfi_engine_memory(struct engine *e, const rf_records *r, const struct layout *l);
+int rfi_engine_head(struct engine *e, struct reader *rd);
+int rfi_engine_external(struct engine *e, struct reader *rd);
 
 /* One record after the header: its key (the keyed stream, in input order)
  * and its bytes, rec[len - 1] being the delimiter.  Returns 0, or nonzero
@@ -95,13 +95,13 @@ typedef int (*engine_record_fn)(void *ctx, uint64_t key, const unsigned char *re
  * *hbuf / *hlen (complete records, for the sink's begin; free *hbuf), every
  * later one goes to fn with its key.  Reports progress (phase set by the
  * caller).  Returns 0, or 1 with the error recorded. */
-int engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, void *ctx,
+int rfi_engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, void *ctx,
                 unsigned char **hbuf, size_t *hlen);
 
 
 
 /* Write the records of r starting at offs[0..count) to the sink, as much
  * at a time as its room allows.  Returns 0, or 1 with the error recorded. */
-int engine_emit(struct engine *e, const rf_records *r, const uint64_t *offs, size_t count);
+int rfi_engine_emit(struct engine *e, const rf_records *r, const uint64_t *offs, size_t count);
 
 #endif

@@ -34,7 +34,7 @@
  *   - pass 2: while a bucket is written (gather and write(2)), a helper
  *     thread maps and orders the next one, when the two fit in the budget
  *     together.
- */
+ * What each bought is in docs/BENCHMARKS_CLI.md ("Engine"). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -63,7 +63,7 @@
  * rf_keyed_index_vals asks for values block by block). */
 #define BLOCK ((uint64_t)1 << 16)
 /* Record bytes per buffer at most: 1 MiB was the fastest of 256 KiB, 1 MiB
- * and 4 MiB (docs/BENCHMARKS_BIG.md). */
+ * and 4 MiB (docs/BENCHMARKS_CLI.md, "Engine"). */
 #define MAX_BUFFER ((size_t)1 << 20)
 
 struct bucket;
@@ -177,6 +177,18 @@ static int write_piece(const struct piece *p, unsigned long *id)
 
 /* ------------------------------------------------------------------------ */
 /* Scatter                                                                  */
+
+/* A bucket this small is ordered in memory whatever the budget: splitting
+ * it again makes up to 512 files to save less memory than the scatter's own
+ * buffers take (MIN_BUFFER each), so below it a tiny budget would only make
+ * the run create files without end. */
+#define MIN_ORDER ((uint64_t)64 << 10)
+
+/* The budget pass 2 orders buckets under. */
+static uint64_t order_budget(const struct ext *x)
+{
+    return x->e->budget > MIN_ORDER ? x->e->budget : MIN_ORDER;
+}
 
 /* Buckets for `bytes` of input under the budget: enough that each holds
  * about a third of the budget (a bucket needs its bytes plus 16 per record,
@@ -631,14 +643,14 @@ static int ready_emit(struct ext *x, struct ready *rd)
     int status = ready_report(x, rd);
     if (status == 0) {
         const size_t k = (size_t)(x->left < rd->b->records ? x->left : rd->b->records);
-        status = engine_emit(x->e, &rd->r, rd->offs, k);
+        status = rfi_engine_emit(x->e, &rd->r, rd->offs, k);
         x->left -= k;
     }
     ready_free(rd);
     remove_file(x, rd->b->rec_id);
     remove_file(x, rd->b->key_id);
     x->done += rd->b->bytes;
-    engine_progress(x->e, x->done);
+    rfi_engine_progress(x->e, x->done);
     return status;
 }
 
@@ -691,7 +703,7 @@ static void free_starts(struct scatter *s)
 /* Scatter a bucket's records again by the next bits of their keys. */
 static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
 {
-    unsigned bits = fanout_bits(bucket_memory(b), x->e->budget);
+    unsigned bits = fanout_bits(bucket_memory(b), order_budget(x));
     if (bits > 64 - used_bits)
         bits = 64 - used_bits;
     struct scatter *s = malloc(sizeof *s);
@@ -704,11 +716,11 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
     const rf_engine_input in = rf_engine_input_path(rec_name);
     struct reader rd;
     int key_fd = -1;
-    if (status == 0 && reader_open(&rd, &in, 1, x->e->delim, x->e->err) != 0)
+    if (status == 0 && rfi_reader_open(&rd, &in, 1, x->e->delim, x->e->err) != 0)
         status = 1;
     else if (status == 0) {
         rd.op = RF_ENGINE_OP_TEMP_FILE;
-        reader_map(&rd, reader_window(x->e->budget));
+        rfi_reader_map(&rd, rfi_reader_window(x->e->budget));
         key_fd = open(key_name, O_RDONLY | O_CLOEXEC);
         if (key_fd < 0)
             status = io_error(x, b->key_id, errno);
@@ -717,7 +729,7 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
         int got = 0;
         uint64_t keys[KEY_BATCH];
         size_t nkeys = 0, used = 0;
-        while (status == 0 && (got = reader_next(&rd, &data, &len)) > 0) {
+        while (status == 0 && (got = rfi_reader_next(&rd, &data, &len)) > 0) {
             for (const unsigned char *p = data, *end = data + len; p < end && status == 0;) {
                 const unsigned char *q = memchr(p, x->e->delim, (size_t)(end - p));
                 if (used == nkeys) {
@@ -735,7 +747,7 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
         }
         if (got < 0)
             status = 1;
-        reader_close(&rd);
+        rfi_reader_close(&rd);
         if (key_fd >= 0)
             close(key_fd);
     }
@@ -756,7 +768,7 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
 /* Whether bucket b is ordered in memory (else split again). */
 static int bucket_fits(const struct ext *x, const struct bucket *b, unsigned used_bits)
 {
-    return bucket_memory(b) <= x->e->budget || b->records <= 1 || used_bits >= 64;
+    return bucket_memory(b) <= order_budget(x) || b->records <= 1 || used_bits >= 64;
 }
 
 /* Pass 2 over the buckets bs[0..nb) of one scatter, in key order. */
@@ -788,7 +800,7 @@ static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigne
         struct bucket *n = i + 1 < nb ? &bs[i + 1] : NULL;
         if (n && x->e->threads > 1 && rd.offs && x->left > b->records && n->records > 0 &&
             bucket_fits(x, n, used_bits) &&
-            bucket_memory(b) + bucket_memory(n) <= x->e->budget) {
+            bucket_memory(b) + bucket_memory(n) <= order_budget(x)) {
             helper_start(&h, x, n);
             helping = 1;
         }
@@ -877,7 +889,7 @@ static int scatter_one(void *ctx, uint64_t key, const unsigned char *rec, size_t
     return add_record(w->x, w->s, key, rec, len);
 }
 
-int engine_external(struct engine *e, struct reader *rd)
+int rfi_engine_external(struct engine *e, struct reader *rd)
 {
     struct ext x = {.e = e};
     struct scatter *s = malloc(sizeof *s);
@@ -892,18 +904,18 @@ int engine_external(struct engine *e, struct reader *rd)
         return 1;
     }
     const unsigned bits = fanout_bits(e->size_hint, e->budget);
-    engine_phase(e, RF_ENGINE_SCATTER, e->size_hint);
+    rfi_engine_phase(e, RF_ENGINE_SCATTER, e->size_hint);
     struct walk w = {&x, s, 0};
-    if (scatter_open(&x, s, 0, bits) != 0 || engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {
+    if (scatter_open(&x, s, 0, bits) != 0 || rfi_engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {
         free_buffers(s);
         goto done;
     }
     if (scatter_close(&x, s) != 0)
         goto done;
-    engine_phase(e, RF_ENGINE_SHUFFLE, x.scattered);
+    rfi_engine_phase(e, RF_ENGINE_SHUFFLE, x.scattered);
     x.left = e->count < w.records ? e->count : w.records;
     e->record_bytes = 0; /* pass 2 reports bucket bytes itself */
-    if (engine_begin(e, hbuf, hlen, x.left) != 0)
+    if (rfi_engine_begin(e, hbuf, hlen, x.left) != 0)
         goto done;
     status = finish_buckets(&x, s->b, s->nb, bits);
 done:;

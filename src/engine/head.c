@@ -1,4 +1,5 @@
-/* engine_head.c -- -n K in O(K) memory (engine.h).
+/* head.c -- the first K records of the keyed order in O(K) memory
+ * (engine_internal.h).
  *
  * The first K records of the keyed order are those with the K smallest keys,
  * in key order, ties shuffled -- but a tie is shuffled as a whole, so when
@@ -189,8 +190,8 @@ static int finish(struct engine *e, struct head *hd, uint64_t k, const unsigned 
     uint64_t *offs = (uint64_t *)a; /* the vals, packed in place */
     for (size_t i = 0; i < out; i++)
         offs[i] = a[i].val;
-    if (engine_begin(e, hbuf, hlen, out) == 0)
-        status = engine_emit(e, &r, offs, out);
+    if (rfi_engine_begin(e, hbuf, hlen, out) == 0)
+        status = rfi_engine_emit(e, &r, offs, out);
     goto done;
 oom:
     rfe_nomem(e->err);
@@ -240,14 +241,14 @@ static int take(void *ctx, const struct walk_chunk *c)
     return 0;
 }
 
-int engine_head(struct engine *e, struct reader *rd)
+int rfi_engine_head(struct engine *e, struct reader *rd)
 {
     struct walk w = {.k = e->count, .delim = e->delim, .err = e->err};
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
     int status = 1;
-    engine_phase(e, RF_ENGINE_READ, e->size_hint);
-    if (engine_walk_chunks(e, rd, take, &w, &hbuf, &hlen) == 0)
+    rfi_engine_phase(e, RF_ENGINE_READ, e->size_hint);
+    if (rfi_engine_walk_chunks(e, rd, take, &w, &hbuf, &hlen) == 0)
         status = finish(e, &w.hd, e->count, hbuf, hlen);
     free(hbuf);
     free(w.hd.heap);

@@ -22,7 +22,7 @@
  * then found by scanning one piece. */
 #define PIECE ((size_t)1 << 18)
 
-int engine_memory_fits(const struct engine *e, const struct layout *l)
+int rfi_engine_memory_fits(const struct engine *e, const struct layout *l)
 {
     return l->size + 8 * l->m <= e->budget;
 }
@@ -94,7 +94,7 @@ static void find_blocks(struct layout *l, const size_t *counts, size_t pieces)
     }
 }
 
-int layout_init(struct layout *l, const struct engine *e, const rf_records *r)
+int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *r)
 {
     *l = (struct layout){.data = r->data, .size = r->size, .delim = r->delim};
     /* The --header records: kept in place, before the items. */
@@ -129,7 +129,7 @@ int layout_init(struct layout *l, const struct engine *e, const rf_records *r)
     return 0;
 }
 
-void layout_free(struct layout *l)
+void rfi_layout_free(struct layout *l)
 {
     free(l->starts);
     l->starts = NULL;
@@ -186,7 +186,7 @@ static int header_bytes(const struct layout *l, unsigned char **copy,
     return 0;
 }
 
-int engine_memory(struct engine *e, const rf_records *r, const struct layout *l)
+int rfi_engine_memory(struct engine *e, const rf_records *r, const struct layout *l)
 {
     const uint64_t m = l->m;
     const size_t k = (size_t)(e->count < m ? e->count : m);
@@ -200,9 +200,9 @@ int engine_memory(struct engine *e, const rf_records *r, const struct layout *l)
         rfe_nomem(e->err);
         goto done;
     }
-    if (engine_begin(e, hb, hl, k) != 0)
+    if (rfi_engine_begin(e, hb, hl, k) != 0)
         goto done;
-    engine_phase(e, RF_ENGINE_SHUFFLE, 0);
+    rfi_engine_phase(e, RF_ENGINE_SHUFFLE, 0);
     struct order_ctx ctx = {l, &e->order};
     const rf_status st =
         m ? rf_keyed_index_vals(&e->order, m, block_keys, block_offsets, &ctx, l->size,
@@ -213,8 +213,8 @@ int engine_memory(struct engine *e, const rf_records *r, const struct layout *l)
         goto done;
     }
     e->record_bytes = m ? (l->size - l->begin) / m : 0;
-    engine_phase(e, RF_ENGINE_WRITE, (uint64_t)k * e->record_bytes);
-    status = engine_emit(e, r, order, k);
+    rfi_engine_phase(e, RF_ENGINE_WRITE, (uint64_t)k * e->record_bytes);
+    status = rfi_engine_emit(e, r, order, k);
 done:
     free(copy);
     free(order);

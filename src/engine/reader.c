@@ -14,7 +14,7 @@
 /* 1 MiB reads: the syscall cost disappears against the copy. */
 #define READ_BLOCK ((size_t)1 << 20)
 
-int reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, unsigned char delim,
+int rfi_reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, unsigned char delim,
                 rf_engine_error *err)
 {
     memset(rd, 0, sizeof *rd);
@@ -31,7 +31,7 @@ int reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, unsi
     return 0;
 }
 
-size_t reader_window(uint64_t budget)
+size_t rfi_reader_window(uint64_t budget)
 {
     uint64_t w = budget / 4;
     if (w > ((uint64_t)64 << 20))
@@ -53,13 +53,13 @@ static int failed(struct reader *rd, int errnum)
     return -1;
 }
 
-void reader_map(struct reader *rd, size_t window)
+void rfi_reader_map(struct reader *rd, size_t window)
 {
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     rd->window = window ? (window + page - 1) / page * page : 0;
 }
 
-void reader_prefix(struct reader *rd, const unsigned char *prefix, size_t len, int fd,
+void rfi_reader_prefix(struct reader *rd, const unsigned char *prefix, size_t len, int fd,
                    int own_fd, const char *name)
 {
     rd->prefix = len > 0 ? prefix : NULL;
@@ -97,8 +97,8 @@ static int make_room(struct reader *rd, size_t more)
 /* A pipe's buffer grown from Linux's default 64 KiB to PIPE_BUFFER, so that
  * the writer is not stopped in the middle of each of its writes (cat writes
  * 128 KiB at a time); 256 KiB was the best of 64 KiB, 256 KiB and 1 MiB
- * (docs/BENCHMARKS_CLI.md) -- a larger buffer only takes more cache.  A
- * failure (a system limit, not Linux) leaves the pipe as it was. */
+ * (docs/BENCHMARKS_CLI.md, "Engine"): a larger buffer only takes more
+ * cache.  A failure (a system limit, not Linux) leaves the pipe as it was. */
 #define PIPE_BUFFER ((size_t)256 << 10)
 
 static void grow_pipe(int fd)
@@ -118,7 +118,7 @@ static int open_next(struct reader *rd)
     const rf_engine_input *in = &rd->inputs[rd->next_input++];
     rd->name = in->name ? in->name : "";
     if (in->data) {
-        reader_prefix(rd, in->data, in->size, -1, 0, rd->name);
+        rfi_reader_prefix(rd, in->data, in->size, -1, 0, rd->name);
         return 0;
     }
     rd->own_fd = in->fd < 0;
@@ -228,7 +228,7 @@ static int end_of_input(struct reader *rd)
     return 0;
 }
 
-int reader_next(struct reader *rd, const unsigned char **data, size_t *len)
+int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len)
 {
     unmap(rd); /* the caller is done with the last window */
     if (rd->prefix) {
@@ -292,7 +292,7 @@ int reader_next(struct reader *rd, const unsigned char **data, size_t *len)
     }
 }
 
-void reader_close(struct reader *rd)
+void rfi_reader_close(struct reader *rd)
 {
     unmap(rd);
     close_input(rd);

@@ -35,32 +35,32 @@ struct reader {
 
 /* Start reading inputs[0..n) (which must outlive rd); failures are
  * recorded in *err.  Returns 0, or 1 with the error recorded. */
-int reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, unsigned char delim,
+int rfi_reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, unsigned char delim,
                 rf_engine_error *err);
 
 /* The mapping window for a memory budget: 64 MiB, or a quarter of the budget
  * if that is less (but 1 MiB at least). */
-size_t reader_window(uint64_t budget);
+size_t rfi_reader_window(uint64_t budget);
 
 /* Read regular files through read-only mappings of `window` bytes (rounded
  * to pages; 0 turns it off): no copy, and memory stays one window.  A record
  * longer than a window is read with read(2) instead. */
-void reader_map(struct reader *rd, size_t window);
+void rfi_reader_map(struct reader *rd, size_t window);
 
-/* Before the first reader_next: the input starts with prefix[0..len), bytes
+/* Before the first rfi_reader_next: the input starts with prefix[0..len), bytes
  * read earlier from the input `name`, which goes on as fd (positioned after
  * them; the reader closes it if own_fd), or ends there if fd < 0; the
- * inputs of reader_open follow.  prefix must stay valid until the next
- * reader_next. */
-void reader_prefix(struct reader *rd, const unsigned char *prefix, size_t len, int fd,
+ * inputs of rfi_reader_open follow.  prefix must stay valid until the next
+ * rfi_reader_next. */
+void rfi_reader_prefix(struct reader *rd, const unsigned char *prefix, size_t len, int fd,
                    int own_fd, const char *name);
 
 /* The next block of whole records, each ending with the delimiter: sets
  * *data and *len (len > 0) and returns 1; returns 0 at the end of the last
  * input, or -1 with the error recorded.  The block stays valid until the next
  * call. */
-int reader_next(struct reader *rd, const unsigned char **data, size_t *len);
+int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len);
 
-void reader_close(struct reader *rd);
+void rfi_reader_close(struct reader *rd);
 
 #endif

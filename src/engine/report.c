@@ -26,7 +26,7 @@ int rfe_status(rf_engine_error *err, rf_status st)
     return rfe_fail(err, st, RF_ENGINE_OP_NONE, NULL, 0);
 }
 
-void engine_phase(struct engine *e, rf_engine_phase ph, uint64_t total)
+void rfi_engine_phase(struct engine *e, rf_engine_phase ph, uint64_t total)
 {
     e->phase = ph;
     e->phase_total = total;
@@ -35,14 +35,14 @@ void engine_phase(struct engine *e, rf_engine_phase ph, uint64_t total)
         e->progress(e->progress_ctx, ph, 0, total);
 }
 
-void engine_progress(struct engine *e, uint64_t done)
+void rfi_engine_progress(struct engine *e, uint64_t done)
 {
     e->done = done;
     if (e->progress)
         e->progress(e->progress_ctx, e->phase, done, e->phase_total);
 }
 
-int engine_begin(struct engine *e, const void *header, size_t len, uint64_t records)
+int rfi_engine_begin(struct engine *e, const void *header, size_t len, uint64_t records)
 {
     const rf_engine_sink *s = e->sink;
     const int r = s->begin(s->ctx, header, len, records);

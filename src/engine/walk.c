@@ -4,8 +4,8 @@
  * The reader's blocks are cut into chunks of about 64 KiB of whole records;
  * a chunk is counted with rf_delims_count while it is in the cache and gets
  * its keys in one go (walk_keys.h, drawn ahead on a helper thread).  Nothing
- * is done per record unless the engine asks: engine_head looks at the keys
- * and locates only the few records it keeps; engine_walk locates them all
+ * is done per record unless the engine asks: rfi_engine_head looks at the keys
+ * and locates only the few records it keeps; rfi_engine_walk locates them all
  * with rf_delims_find.  One memchr per record was more than half of a
  * -n 1000 run (head.c); for the external engine, whose bucket writes
  * dominate, the walk is a few percent either way. */
@@ -20,7 +20,7 @@
 /* Bytes per chunk: small enough that counting, keying and locating a chunk
  * read it from the L1/L2 cache, large enough that the per-chunk calls do not
  * show (measured with -n 1000 on a 1 GB file: 16, 64 and 256 KiB cost the
- * same CPU time, 1 MiB more; docs/BENCHMARKS_CLI.md). */
+ * same CPU time, 1 MiB more; docs/BENCHMARKS_CLI.md, "Engine"). */
 #define CHUNK ((size_t)64 << 10)
 
 static int append(unsigned char **buf, size_t *len, const unsigned char *p, size_t n)
@@ -83,7 +83,7 @@ static int walk_block(struct engine *e, struct walk_keys *wk, const unsigned cha
         size_t c = chunk_len(p, len, delim);
         size_t n = rf_delims_count(p, c, delim);
         if (wk->avail == 0) {
-            const rf_status st = walk_keys_more(wk, n);
+            const rf_status st = rfi_walk_keys_more(wk, n);
             if (st != RF_OK)
                 return rfe_status(e->err, st);
         }
@@ -94,40 +94,40 @@ static int walk_block(struct engine *e, struct walk_keys *wk, const unsigned cha
         const struct walk_chunk ch = {wk->next, p, c, n, wk->keys};
         if (fn(ctx, &ch) != 0)
             return 1;
-        walk_keys_take(wk, n);
+        rfi_walk_keys_take(wk, n);
         p += c;
         len -= c;
     }
     return 0;
 }
 
-int engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn fn, void *ctx,
+int rfi_engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn fn, void *ctx,
                        unsigned char **hbuf, size_t *hlen)
 {
     struct walk_keys wk;
-    const rf_status st = walk_keys_init(&wk, &e->order, helper_pays(e));
+    const rf_status st = rfi_walk_keys_init(&wk, &e->order, helper_pays(e));
     uint64_t header_left = e->header;
     const unsigned char *data;
     size_t len;
     int got = 1;
     if (st != RF_OK) {
-        walk_keys_free(&wk);
+        rfi_walk_keys_free(&wk);
         return rfe_status(e->err, st);
     }
-    while ((got = reader_next(rd, &data, &len)) > 0) {
+    while ((got = rfi_reader_next(rd, &data, &len)) > 0) {
         if (header_left > 0 && take_header(e->delim, &header_left, &data, &len, hbuf, hlen)) {
             rfe_nomem(e->err);
             break;
         }
         if (walk_block(e, &wk, data, len, fn, ctx) != 0)
             break;
-        engine_progress(e, rd->bytes);
+        rfi_engine_progress(e, rd->bytes);
     }
-    walk_keys_free(&wk);
+    rfi_walk_keys_free(&wk);
     return got != 0;
 }
 
-/* engine_walk: every record of a chunk located, then handed over. */
+/* rfi_engine_walk: every record of a chunk located, then handed over. */
 struct each {
     engine_record_fn fn;
     void *ctx;
@@ -148,13 +148,13 @@ static int each_record(void *ctx, const struct walk_chunk *c)
     return 0;
 }
 
-int engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, void *ctx,
+int rfi_engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, void *ctx,
                 unsigned char **hbuf, size_t *hlen)
 {
     struct each w = {fn, ctx, e->delim, malloc(CHUNK * sizeof *w.ends)};
     if (!w.ends)
         return rfe_nomem(e->err);
-    const int status = engine_walk_chunks(e, rd, each_record, &w, hbuf, hlen);
+    const int status = rfi_engine_walk_chunks(e, rd, each_record, &w, hbuf, hlen);
     free(w.ends);
     return status;
 }

@@ -1,7 +1,7 @@
 /* walk.h -- the record walk of engine_internal.h in bulk: the records after
  * the header as chunks of whole records with their keys, for engines that
- * need only a few records' bytes (engine_head) and should not locate every
- * record one by one.  engine_walk (engine_internal.h) is this walk with
+ * need only a few records' bytes (rfi_engine_head) and should not locate every
+ * record one by one.  rfi_engine_walk (engine_internal.h) is this walk with
  * every record located. */
 #ifndef RF_ENGINE_WALK_H
 #define RF_ENGINE_WALK_H
@@ -25,8 +25,8 @@ struct walk_chunk {
 /* Returns 0, or nonzero with the error recorded (the walk stops). */
 typedef int (*engine_chunk_fn)(void *ctx, const struct walk_chunk *c);
 
-/* As engine_walk (engine_internal.h), a chunk at a time. */
-int engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn fn, void *ctx,
+/* As rfi_engine_walk (engine_internal.h), a chunk at a time. */
+int rfi_engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn fn, void *ctx,
                        unsigned char **hbuf, size_t *hlen);
 
 #endif

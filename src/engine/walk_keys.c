@@ -126,7 +126,7 @@ static rf_status ring_get(struct key_ring *r, uint64_t b, const uint64_t **keys)
     return st;
 }
 
-rf_status walk_keys_init(struct walk_keys *w, const rf_keyed_order *o, int helper)
+rf_status rfi_walk_keys_init(struct walk_keys *w, const rf_keyed_order *o, int helper)
 {
     memset(w, 0, sizeof *w);
     w->order = o;
@@ -138,7 +138,7 @@ rf_status walk_keys_init(struct walk_keys *w, const rf_keyed_order *o, int helpe
     return rf_keyed_stream_init(&w->ks, o, 0);
 }
 
-rf_status walk_keys_more(struct walk_keys *w, size_t want)
+rf_status rfi_walk_keys_more(struct walk_keys *w, size_t want)
 {
     if (w->helper && w->next >= BLOCK) { /* whole blocks: w->next starts one */
         if (!w->ring && !(w->ring = ring_new(w->order)))
@@ -157,7 +157,7 @@ rf_status walk_keys_more(struct walk_keys *w, size_t want)
     return st;
 }
 
-void walk_keys_free(struct walk_keys *w)
+void rfi_walk_keys_free(struct walk_keys *w)
 {
     ring_free(w->ring);
     free(w->piece);

@@ -36,14 +36,14 @@ struct walk_keys {
 /* Keys from item 0 of o (which must outlive w); with `helper`, blocks from
  * the second on are drawn ahead on a helper thread, in 2 MiB of buffers.
  * Returns RF_OK, RF_ENOMEM or RF_ECRYPTO. */
-rf_status walk_keys_init(struct walk_keys *w, const rf_keyed_order *o, int helper);
+rf_status rfi_walk_keys_init(struct walk_keys *w, const rf_keyed_order *o, int helper);
 
 /* When w->avail is 0: make it at least 1 (about `want`, or a whole block of
  * 2^16 from the helper).  Returns RF_OK, RF_ENOMEM or RF_ECRYPTO. */
-rf_status walk_keys_more(struct walk_keys *w, size_t want);
+rf_status rfi_walk_keys_more(struct walk_keys *w, size_t want);
 
 /* The first n <= avail keys are used. */
-static inline void walk_keys_take(struct walk_keys *w, size_t n)
+static inline void rfi_walk_keys_take(struct walk_keys *w, size_t n)
 {
     w->keys += n;
     w->avail -= n;
@@ -51,6 +51,6 @@ static inline void walk_keys_take(struct walk_keys *w, size_t n)
 }
 
 /* Stop the helper and free everything (the generator state wiped). */
-void walk_keys_free(struct walk_keys *w);
+void rfi_walk_keys_free(struct walk_keys *w);
 
 #endif

@@ -2,7 +2,6 @@
  * keys, the per-block key substreams, and the tie shuffles. */
 #include "common/thread.h"
 #include "keyed_internal.h"
-#include "permute/bucket_internal.h"
 #include "rng/rng_internal.h"
 #include "common/sodium.h"
 

@@ -11,9 +11,10 @@
  * the first values noted in the scatter, then the value in that block's
  * values), their keys fetched, and each run ordered by rf_keyed_sort itself,
  * so exact ties are shuffled by the same tie streams as everywhere else. */
+
+#include "riffle.h"
 #include "common/grow.h"
 #include "common/thread.h"
-#include "permute/bucket_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>

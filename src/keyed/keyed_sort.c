@@ -11,7 +11,6 @@
  * pass inside each leaves a few items per bucket: O(n) in all. */
 #include "common/thread.h"
 #include "keyed_internal.h"
-#include "permute/bucket_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -56,7 +56,6 @@
 
 #include "common/thread.h"
 #include "gather_internal.h"
-#include "permute/bucket_internal.h"
 
 /* Records sampled for the first estimate of bytes per record. */
 #define SAMPLE 64

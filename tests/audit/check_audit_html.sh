@@ -2,22 +2,22 @@
 # The HTML report of `riffle audit --report` renders in a real browser: headless
 # Chromium takes a screenshot of a report with all three figures, and the
 # picture must be a PNG with more than one colour's worth of content.  Skips
-# (TAP "# skip") when Chromium is not installed; CI does not install it.
+# (TAP plan "1..0 # skip") when Chromium is not installed; CI does not install it.
 # Usage: check_audit_html.sh BUILD_DIR   (prints TAP)
 build=${1:?build dir}
-echo "1..1"
 browser=""
 for b in /usr/bin/chromium /usr/bin/chromium-browser /usr/bin/google-chrome; do
     [ -x "$b" ] && browser=$b && break
 done
 if [ -z "$browser" ]; then
-    echo "ok 1 # skip chromium is not installed"
+    echo "1..0 # skip chromium is not installed"
     exit 0
 fi
 case $build in *asan*)
-    echo "ok 1 # skip the browser check runs once, with the plain build"
+    echo "1..0 # skip the browser check runs once, with the plain build"
     exit 0 ;;
 esac
+echo "1..1"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/riffle-html.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 "$build/riffle" audit naive --n=6 --trials=20000 --seed=3 --report="$tmp/r.html" \

@@ -1,6 +1,6 @@
 /*
- * test_audit_exact.c -- exact mode of `riffle audit` (cli/audit_exact.c) on the
- * zoo (cli/audit_zoo.c): the classic results, and the three methods (odometer
+ * test_audit_exact.c -- exact mode of `riffle audit` (audit/audit_exact.c) on the
+ * zoo (audit/audit_zoo.c): the classic results, and the three methods (odometer
  * over every draw path, dynamic programme over orderings, dynamic programme
  * over positions) checked against each other.
  */
@@ -11,9 +11,7 @@
 #include <cmocka.h>
 #include <stdlib.h>
 
-#include "../../audit/audit_exact.c"
-#include "../../audit/audit_perm.c"
-#include "../../audit/audit_zoo.c"
+#include "audit_internal.h"
 
 static const audit_algo *algo(const char *name)
 {
@@ -186,9 +184,9 @@ static void position_chain_matches(void **state)
             chain.n = n;
             size_t steps;
             const audit_algo *al = algo(prog[i]);
-            audit_step *st = program_of(al, n, audit_param(al, n, 0), &steps, &chain);
+            audit_step *st = audit_exact_program(al, n, audit_param(al, n, 0), &steps, &chain);
             assert_non_null(st);
-            assert_int_equal(dp_positions(st, steps, &chain), 0);
+            assert_int_equal(audit_exact_positions(st, steps, &chain), 0);
             free(st);
             mpz_t a, b;
             mpz_inits(a, b, NULL);

@@ -1,6 +1,6 @@
 /*
  * test_audit_report.c -- the report writers of `riffle audit`
- * (cli/audit_report.c, cli/audit_html.c): the JSON schema is stable (a golden
+ * (audit/audit_report.c, audit/audit_html.c): the JSON schema is stable (a golden
  * document for exact mode, the documented field set for statistical mode), and
  * the text and HTML reports carry the numbers and figures.
  */
@@ -10,14 +10,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "../../audit/audit_exact.c"
-#include "../../audit/audit_html.c"
-#include "../../audit/audit_perm.c"
-#include "../../audit/audit_report.c"
-#include "../../audit/audit_stats.c"
-#include "../../audit/audit_trials.c"
-#include "../../audit/audit_zoo.c"
+#include "audit.h"
 
 typedef void (*writer_fn)(FILE *f, const audit_result *r);
 

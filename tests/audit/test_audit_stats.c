@@ -1,6 +1,6 @@
 /*
  * test_audit_stats.c -- the distribution functions of `riffle audit`
- * (cli/audit_stats.c) against independent reference values, and the exact laws
+ * (audit/audit_stats.c) against independent reference values, and the exact laws
  * of a uniform permutation against brute-force enumeration.
  *
  * Reference values: computed with mpmath 1.3.0 at 40 digits,
@@ -17,9 +17,9 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "../../audit/audit_perm.c"
-#include "../../audit/audit_stats.c"
+#include "audit.h"
 
 static void assert_rel(double got, double want, double tol)
 {

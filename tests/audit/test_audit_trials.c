@@ -1,6 +1,6 @@
 /*
  * test_audit_trials.c -- statistical mode of `riffle audit`
- * (cli/audit_trials.c) and the output checks of --cmd (cli/audit_child.c).
+ * (audit/audit_trials.c) and the output checks of --cmd (audit/audit_child.c).
  * Every run uses a fixed seed, so each assertion is deterministic.
  */
 #include <setjmp.h>
@@ -10,12 +10,9 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "../../audit/audit_child.c"
-#include "../../audit/audit_perm.c"
-#include "../../audit/audit_stats.c"
-#include "../../audit/audit_trials.c"
-#include "../../audit/audit_zoo.c"
+#include "audit.h"
 
 static void run(const char *name, size_t n, uint64_t trials, uint64_t seed,
                 unsigned threads, audit_acc *acc)

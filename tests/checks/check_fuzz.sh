@@ -9,14 +9,14 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 targets=$(ls fuzz/fuzz_*.c 2>/dev/null)
 count=$(echo "$targets" | wc -w)
-echo "1..$count"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/riffle-fuzz.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
 if ! echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { (void)d; (void)n; return 0; }' \
         > "$tmp/probe.c" || ! clang -fsanitize=fuzzer "$tmp/probe.c" -o "$tmp/probe" 2>/dev/null; then
-    i=0; for t in $targets; do i=$((i + 1)); echo "ok $i # skip $(basename "$t" .c): no clang libFuzzer"; done
+    echo "1..0 # skip no clang with libFuzzer"
     exit 0
 fi
+echo "1..$count"
 make -s BUILD="$tmp/lib" CC=clang SANITIZE=1 lib >/dev/null 2>&1 || { echo "not ok 1 - fuzz library build"; exit 0; }
 i=0
 for t in $targets; do

@@ -5,6 +5,12 @@
 # or several.  External runs lose nothing, leave no temporary files on any
 # exit path, and report a full disk.
 
+load ../lib/bg_jobs
+
+teardown() {
+    bg_cleanup
+}
+
 setup() {
     : "${RIFFLE:=${BUILD:-build}/riffle}"
     export LC_ALL=C
@@ -122,21 +128,38 @@ same_everywhere() {
     [ "$(cat "$T/out")" = original ]
 }
 
+# Riffle reads its input from a FIFO that the test holds open for writing
+# (fd 8): having scattered what it was given, it waits in its scatter phase
+# for more, until the signal.  The signal goes when the progress line shows
+# that phase and the bucket files exist; the test then waits, bounded, in its
+# own shell (bg_jobs.bash says why not `run wait`).
+scattering() {
+    grep -q 'scatter' "$T/err" && buckets_exist "$T/tmp"
+}
+
 @test "SIGINT and SIGTERM during an external run remove the temporary files" {
+    mkfifo "$T/fifo"
     for sig in INT TERM; do
         echo original > "$T/out"
-        # a background job starts with SIGINT ignored: restore its default
-        { cat "$T/in"; sleep 3; cat "$T/in"; } | python3 -c 'import os, signal, sys
-signal.signal(signal.SIGINT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])' \
-            "$RIFFLE" --memory=2K -T "$T/tmp" -o "$T/out" &
+        : > "$T/err"
+        exec 8<> "$T/fifo"
+        RIFFLE_PROGRESS_DELAY_MS=0 default_signals "$RIFFLE" --progress --memory=2K -T "$T/tmp" \
+            -o "$T/out" < "$T/fifo" 2> "$T/err" 8>&- 3>&- &
         pid=$!
-        sleep 1
-        [ -n "$(ls -A "$T/tmp")" ]   # it was spilling
-        kill -$sig $pid
-        run wait $pid
-        [ "$status" -ne 0 ]
+        bg_track "$pid"
+        cat "$T/in" > "$T/fifo" 8>&- 3>&- &   # more than a pipe holds
+        feeder=$!
+        bg_track "$feeder"
+        wait_until 60 scattering
+        kill -s "$sig" "$pid"
+        bg_reap "$pid"
+        st=$BG_STATUS
+        exec 8>&-              # no reader left: the feeder, if blocked, ends
+        bg_reap "$feeder"
+        [ "$st" -gt 128 ]      # died of the signal
         [ -z "$(ls -A "$T/tmp")" ]
         [ "$(cat "$T/out")" = original ]
+        [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
     done
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The external engine's threads (cli/engine_ext.c): pass 1 hands full bucket
+# The external engine's threads (src/engine/external.c): pass 1 hands full bucket
 # buffers to a writer thread, pass 2 orders the next bucket on a helper thread
 # while the current one is written.  Neither may change a byte: with a seed
 # the output equals the in-memory output for every --threads and --memory,
@@ -114,7 +114,7 @@ same_for_threads() { # MEMORY ARGS...
 }
 
 @test "with SIGPIPE ignored, a closed pipe (EPIPE) ends the run: exit 1, nothing left" {
-    # Quietly, as the issue asks of EPIPE; the buckets not yet ordered are
+    # Quietly, as shuf ends on EPIPE; the buckets not yet ordered are
     # skipped (the error sticks in the output).
     run bash -c "trap '' PIPE; '$RIFFLE' --seed=1 --memory=64K -T '$T/tmp' '$T/in' | head -n 1 > /dev/null; echo \${PIPESTATUS[0]}"
     [ "$status" -eq 0 ]

@@ -3,6 +3,17 @@
 # --progress/--no-progress; and the signal-time cleanup (SIGINT/SIGTERM/SIGHUP
 # remove temporaries; SIGBUS from a shrinking mapped input is reported).
 
+load ../lib/bg_jobs
+
+teardown() {
+    bg_cleanup
+}
+
+# Whether DIR holds a temporary file of -o (.riffle-*), empty or not.
+has_temp() {
+    ls -A "$1" | grep -q '^\.riffle-'
+}
+
 setup() {
     : "${RIFFLE:=${BUILD:-build}/riffle}"
     SHUF="$(dirname "$RIFFLE")/shuf"
@@ -121,19 +132,13 @@ PROGRESS_RE='^riffle: (read|scatter|shuffle|write) +[0-9.]+ [KMGTPE]?i?B( / [0-9
 # file in DIR is growing, send the signal, and check it died of it.
 interrupt() { # sig dir riffle-args...
     local sig=$1 dir=$2; shift 2
-    "$RIFFLE" "$@" 3>&- &
+    default_signals "$RIFFLE" "$@" 3>&- &
     pid=$!
-    local tmp=""
-    for _ in $(seq 200); do
-        tmp=$(ls -A "$dir" | grep '^\.riffle-' | head -n 1 || true)
-        [ -n "$tmp" ] && [ -s "$dir/$tmp" ] && break
-        sleep 0.05
-    done
-    [ -n "$tmp" ]
+    bg_track "$pid"
+    wait_until 60 temp_growing "$dir"
     kill -s "$sig" "$pid"
-    st=0
-    wait "$pid" || st=$?
-    [ "$st" -gt 128 ]            # died of the signal, as without a handler
+    bg_reap "$pid"               # here, bounded: not `run wait` (bg_jobs.bash)
+    [ "$BG_STATUS" -gt 128 ]     # died of the signal, as without a handler
     [ -z "$(ls -A "$dir" | grep '^\.riffle-' || true)" ]
 }
 
@@ -141,7 +146,6 @@ interrupt() { # sig dir riffle-args...
     seq 100000 > "$T/data"
     cp "$T/data" "$T/orig"
     echo keep > "$T/p0"
-    set -m   # background jobs keep SIGINT (see cli_shuf.bats)
     for sig in INT TERM HUP; do
         # -o: bounded (~1.2 GB) so that a missed signal fails, not fills the disk
         interrupt "$sig" "$T" -r -n 150000000 -o "$T/data" "$T/data"
@@ -173,26 +177,18 @@ interrupt() { # sig dir riffle-args...
     mkfifo "$T/errfifo"
     exec 8<> "$T/errfifo"   # not fd 3: bats owns it
     dd if=/dev/zero of="$T/errfifo" bs=4096 count=1024 oflag=nonblock 2> /dev/null || true
-    RIFFLE_PROGRESS_DELAY_MS=0 "$RIFFLE" --progress -o "$T/out" "$T/big" 2> "$T/errfifo" 3>&- &
+    RIFFLE_PROGRESS_DELAY_MS=0 "$RIFFLE" --progress -o "$T/out" "$T/big" 2> "$T/errfifo" 3>&- 8>&- &
     pid=$!
-    found=0
-    for _ in $(seq 400); do
-        ls -A "$T" | grep -q '^\.riffle-' && found=1 && break
-        sleep 0.05
-    done
-    if [ "$found" -eq 0 ]; then # blocked before making its output: unblock it, fail
-        kill "$pid"; cat <&8 > /dev/null & sleep 1; kill $!; exec 8>&-
-        false
-    fi
+    bg_track "$pid"   # if its output never comes, teardown kills it
+    wait_until 60 has_temp "$T"
     : > "$T/big"
-    cat <&8 > "$T/errlog" &
+    cat <&8 > "$T/errlog" 3>&- &
     catpid=$!
-    st=0
-    wait "$pid" || st=$?
-    for _ in $(seq 100); do
-        grep -qa 'bus error' "$T/errlog" && break
-        sleep 0.05
-    done
+    bg_track "$catpid"
+    bg_reap "$pid"
+    st=$BG_STATUS
+    # the message is riffle's last write: once it is read, cat has it all
+    wait_until 30 grep -qa 'bus error' "$T/errlog" || true
     kill "$catpid"
     exec 8>&-
     [ "$st" -eq 1 ]
@@ -207,30 +203,25 @@ interrupt() { # sig dir riffle-args...
     mkdir "$T/tmp"
     mkfifo "$T/outfifo"
     exec 8<> "$T/outfifo"   # a reader that never reads: riffle blocks while writing
-    set -m
     for sig in INT TERM HUP; do
-        "$RIFFLE" --memory=1M -T "$T/tmp" "$T/in" > "$T/outfifo" 3>&- &
+        default_signals "$RIFFLE" --memory=1M -T "$T/tmp" "$T/in" > "$T/outfifo" 3>&- 8>&- &
         pid=$!
-        found=0
-        for _ in $(seq 200); do
-            d=$(ls -A "$T/tmp" | head -n 1)
-            [ -n "$d" ] && [ -n "$(ls -A "$T/tmp/$d" 2> /dev/null)" ] && found=1 && break
-            sleep 0.05
-        done
+        bg_track "$pid"
+        wait_until 60 buckets_exist "$T/tmp"   # the signal comes with bucket files
         kill -s "$sig" "$pid"
-        [ "$found" -eq 1 ]   # bucket files existed when the signal came
-        st=0
-        wait "$pid" || st=$?
-        [ "$st" -gt 128 ]
+        bg_reap "$pid"       # here, bounded: not `run wait` (bg_jobs.bash)
+        [ "$BG_STATUS" -gt 128 ]
         [ -z "$(ls -A "$T/tmp")" ]
-        timeout 1 cat <&8 > /dev/null || true   # empty the pipe for the next run
+        # empty the pipe for the next run: riffle, its only writer, is gone,
+        # so a non-blocking read gets all it wrote and stops at the end
+        dd if="$T/outfifo" of=/dev/null iflag=nonblock bs=64k 2> /dev/null || true
     done
     exec 8>&-
 }
 
 # ------------------------------------------------------------------------
-# The streamed head (-n K, cli/engine_head.c) and the record walk it shares
-# with the external engine (cli/engine_walk.c, cli/walk_keys.c): records are
+# The streamed head (-n K, src/engine/head.c) and the record walk it shares
+# with the external engine (src/engine/walk.c, walk_keys.c): records are
 # taken in chunks of ~64 KiB, keys in pieces of 4096 (the first 2^16 items)
 # then whole blocks of 2^16 drawn ahead on a helper thread, and only the
 # records whose keys pass are located.  Whatever the inputs' shape, -n K must

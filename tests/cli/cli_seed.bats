@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The seed contract of riffle (DESIGN.md principle 4): with --seed the output
+# The seed contract of riffle: with --seed the output
 # is a function of the seed and the input only -- not of where the input comes
 # from -- and -n K is the head of the full shuffle.  Golden outputs pin the
 # stream (the keyed order, riffle.h): they were generated once by this

@@ -3,6 +3,12 @@
 # shuf's messages (coreutils 9.x, C locale) and exit statuses.  Outputs are
 # random, so they are checked as multisets: sort(output) == sort(input).
 
+load ../lib/bg_jobs
+
+teardown() {
+    bg_cleanup
+}
+
 setup() {
     : "${RIFFLE:=${BUILD:-build}/riffle}"
     SHUF="$(dirname "$RIFFLE")/shuf"
@@ -359,24 +365,19 @@ sorted_z() { LC_ALL=C sort -z "$1"; }
 @test "interrupted -o run: the original is intact and no temporary file is left" {
     seq 200000 > "$T/data"
     cp "$T/data" "$T/orig"
-    # job control on: background jobs keep SIGINT (a non-interactive shell
-    # starts them with SIGINT ignored, and riffle leaves ignored signals be).
-    # The run is finite (~1.5 GB) so that a missed signal fails, not fills the disk.
-    set -m
+    # default_signals: background jobs get SIGINT ignored, and riffle leaves
+    # ignored signals be (bg_jobs.bash).  The run is finite (~1.5 GB) so that
+    # a missed signal fails, not fills the disk.
     for sig in INT TERM HUP; do
-        "$RIFFLE" -r -n 200000000 -o "$T/data" "$T/data" &
+        default_signals "$RIFFLE" -r -n 200000000 -o "$T/data" "$T/data" 3>&- &
         pid=$!
-        # wait until the temporary file exists and is growing
-        for _ in $(seq 100); do
-            tmp=$(ls -A "$T" | grep '^\.riffle-' || true)
-            [ -n "$tmp" ] && [ -s "$T/$tmp" ] && break
-            sleep 0.05
-        done
-        [ -n "$tmp" ]
+        bg_track "$pid"
+        # signal it once its temporary file exists and is growing, then wait
+        # in this shell, bounded (bg_jobs.bash: not `run wait`, a subshell)
+        wait_until 60 temp_growing "$T"
         kill -s "$sig" "$pid"
-        st=0
-        wait "$pid" || st=$?         # in this shell: `run wait` would be a subshell
-        [ "$st" -gt 128 ]            # died of the signal
+        bg_reap "$pid"
+        [ "$BG_STATUS" -gt 128 ]     # died of the signal
         cmp "$T/orig" "$T/data"
         [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
     done

@@ -1,5 +1,7 @@
 /* Chi-square p-values for the statistical tests of the real-valued samplers
- * and the cipher permutations (tests/test_perm.c, tests/test_sample.c). */
+ * and the cipher permutations (tests/unit/test_perm.c, tests/unit/test_sample.c,
+ * tests/unit/test_bucket.c): the audit library's functions (audit/audit.h)
+ * under the names those tests use. */
 #ifndef RF_TEST_PERM_STATS_H
 #define RF_TEST_PERM_STATS_H
 

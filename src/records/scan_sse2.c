@@ -1,5 +1,5 @@
 /*
- * records_scan_sse2.c -- finding delimiters 64 bytes at a time with SSE2 (the
+ * scan_sse2.c -- finding delimiters 64 bytes at a time with SSE2 (the
  * x86-64 baseline): four 16-byte compares give a 64-bit mask of delimiter
  * positions, and each set bit is one record start.  memchr per record pays a
  * call and a restart for every ~50-byte line; this pays one pass
