@@ -114,13 +114,17 @@ static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t 
     rf_records_init(&r, e->delim);
     rf_records_defer_index(&r); /* the engines count and find records themselves */
     const size_t limit = e->budget / 2 < SIZE_MAX ? (size_t)(e->budget / 2) : SIZE_MAX;
+    uint64_t read = 0; /* input bytes: r.size less the delimiters r inserted */
     int status = 1;
     rfi_engine_phase(e, RF_ENGINE_READ, e->size_hint);
     for (size_t i = 0; i < n; i++) {
         int fd, own, more;
+        const size_t before = r.size;
+        const int sealed = before > 0 && r.data[before - 1] != e->delim;
         if (add_input(e, &r, &in[i], limit, &fd, &own, &more) != 0)
             goto done;
-        rfi_engine_progress(e, r.size);
+        read += r.size - before - (r.size > before ? (size_t)sealed : 0);
+        rfi_engine_progress(e, read);
         if (more) { /* too big for memory: external from here on */
             struct reader rd;
             if (rfi_reader_open(&rd, in + i + 1, n - i - 1, e->delim, e->err) != 0) {

@@ -32,5 +32,6 @@ rf_engine_input rf_engine_input_fd(int fd, const char *name)
 
 rf_engine_input rf_engine_input_bytes(const void *data, size_t size, const char *name)
 {
-    return (rf_engine_input){.name = name, .fd = -1, .data = data, .size = size};
+    /* NULL with size 0 is an empty input, not a path to open */
+    return (rf_engine_input){.name = name, .fd = -1, .data = data ? data : "", .size = size};
 }

@@ -67,7 +67,7 @@ void rfi_reader_prefix(struct reader *rd, const unsigned char *prefix, size_t le
     rd->fd = fd;
     rd->own_fd = own_fd;
     rd->name = name;
-    rd->bytes = len;
+    rd->bytes += len;
 }
 
 /* Room for `more` bytes after end, keeping buf[start..end). */

@@ -35,8 +35,12 @@ void rfi_engine_phase(struct engine *e, rf_engine_phase ph, uint64_t total)
         e->progress(e->progress_ctx, ph, 0, total);
 }
 
+/* done never passes a known total: the delimiters given to unterminated
+ * inputs are not input bytes. */
 void rfi_engine_progress(struct engine *e, uint64_t done)
 {
+    if (e->phase_total && done > e->phase_total)
+        done = e->phase_total;
     e->done = done;
     if (e->progress)
         e->progress(e->progress_ctx, e->phase, done, e->phase_total);

@@ -5,7 +5,7 @@ static int fd_begin(void *ctx, const void *header, size_t len, uint64_t records)
 {
     rf_fd_sink *s = ctx;
     (void)records;
-    return rf_writer_put(&s->w, header, len);
+    return len > 0 ? rf_writer_put(&s->w, header, len) : 0;
 }
 
 static rf_writer *fd_writer(void *ctx)

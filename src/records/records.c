@@ -64,9 +64,11 @@ static size_t grow_to(size_t cap, size_t need)
     return c;
 }
 
+/* The mapped bytes to the heap block (a block reserved by an earlier empty
+ * read is reused, not lost). */
 static int unmap_to_heap(rf_records *r, size_t cap)
 {
-    unsigned char *b = block_resize(NULL, 0, &cap);
+    unsigned char *b = block_resize(r->buf_, r->cap_, &cap);
     if (!b)
         return ENOMEM;
     memcpy(b, r->data, r->size);

@@ -64,7 +64,7 @@ int rfi_writer_direct(rf_writer *w, const void *bytes, size_t len)
 
 RF_API int rf_writer_put(rf_writer *w, const void *bytes, size_t len)
 {
-    if (w->err)
+    if (w->err || len == 0)
         return w->err;
     if (len <= w->cap - w->len) {
         memcpy(w->buf + w->len, bytes, len);
