@@ -42,28 +42,57 @@ static volatile sig_atomic_t line_shown;
 static char bus_msg[256];
 static size_t bus_len;
 
-static const int async_sigs[] = {SIGINT, SIGTERM, SIGHUP};
-/* Handled as well: SIGPIPE, which comes to the thread that wrote to a closed
- * pipe (`riffle big | head`): the temporaries go, then riffle dies of it
- * quietly as shuf does.  The library's workers block it with every other
- * asynchronous signal; every write, hence any SIGPIPE, is a program thread's. */
-static const int handled_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+/* Every signal whose default action ends the process, except the ones a
+ * fault raises (SIGSEGV, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS: a bug,
+ * where the state is not to be trusted) and the uncatchable SIGKILL: the
+ * list of GNU sort, plus SIGUSR1, SIGUSR2 and the real-time signals.
+ *  - SIGPIPE comes to the thread that wrote to a closed pipe (`riffle big |
+ *    head`): the temporaries go, then riffle dies of it quietly as shuf does.
+ *  - SIGXFSZ comes to the thread whose write went past RLIMIT_FSIZE
+ *    (`ulimit -f`).
+ * The library's workers block both with every other asynchronous signal (a
+ * write of theirs past the limit fails with EFBIG instead, an error the
+ * engine reports); the program's own writes, and any process-directed signal,
+ * are taken by a program thread. */
+static const int handled_sigs[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
+    SIGVTALRM, SIGPROF,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#if defined SIGIO && (!defined SIGPOLL || SIGIO != SIGPOLL)
+    SIGIO,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+#if defined SIGLOST && (!defined SIGPWR || SIGLOST != SIGPWR)
+    SIGLOST,
+#endif
+};
 
-static void fill_async(sigset_t *s)
+/* The handled signals, SIGBUS included (it can only come from the input
+ * mapping, never from the registry's own stores). */
+static void fill_handled(sigset_t *s)
 {
     sigemptyset(s);
-    for (size_t i = 0; i < sizeof async_sigs / sizeof async_sigs[0]; i++)
-        sigaddset(s, async_sigs[i]);
+    for (size_t i = 0; i < sizeof handled_sigs / sizeof handled_sigs[0]; i++)
+        sigaddset(s, handled_sigs[i]);
+#if defined SIGRTMIN && defined SIGRTMAX
+    for (int r = SIGRTMIN; r <= SIGRTMAX; r++)
+        sigaddset(s, r);
+#endif
+    sigaddset(s, SIGBUS);
 }
 
-/* Updates block every handled signal; SIGBUS too, which can only come from
- * the input mapping, never from the registry's own stores. */
+/* Updates block every handled signal. */
 static void block_all(sigset_t *old)
 {
     sigset_t s;
-    fill_async(&s);
-    sigaddset(&s, SIGPIPE);
-    sigaddset(&s, SIGBUS);
+    fill_handled(&s);
     pthread_sigmask(SIG_BLOCK, &s, old);
 }
 
@@ -175,27 +204,39 @@ static void make_bus_msg(void)
     bus_len = p + sizeof tail - 1;
 }
 
+/* Handle `sig` unless it was ignored by the parent (nohup, a background job
+ * of a non-interactive shell, SIGPIPE ignored to get EPIPE): that stays
+ * ignored, as POSIX shells expect; a write error then takes the normal error
+ * path. */
+static int take(int sig, const struct sigaction *sa)
+{
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) != 0)
+        return errno;
+    if (old.sa_handler == SIG_IGN)
+        return 0;
+    return sigaction(sig, sa, NULL) == 0 ? 0 : errno;
+}
+
 int cleanup_init(void)
 {
     make_bus_msg();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    fill_async(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGPIPE);
-    sigaddset(&sa.sa_mask, SIGBUS);
+    fill_handled(&sa.sa_mask);
     for (size_t i = 0; i < sizeof handled_sigs / sizeof handled_sigs[0]; i++) {
-        struct sigaction old;
-        if (sigaction(handled_sigs[i], NULL, &old) != 0)
-            return errno;
-        /* Ignored by the parent (nohup, a background job of a non-interactive
-         * shell, SIGPIPE ignored to get EPIPE): stays ignored, as POSIX shells
-         * expect; a write error then takes the normal error path. */
-        if (old.sa_handler == SIG_IGN)
-            continue;
-        if (sigaction(handled_sigs[i], &sa, NULL) != 0)
-            return errno;
+        const int e = take(handled_sigs[i], &sa);
+        if (e)
+            return e;
     }
+#if defined SIGRTMIN && defined SIGRTMAX
+    for (int r = SIGRTMIN; r <= SIGRTMAX; r++) {
+        const int e = take(r, &sa);
+        if (e)
+            return e;
+    }
+#endif
     return sigaction(SIGBUS, &sa, NULL) == 0 ? 0 : errno;
 }
 

@@ -9,7 +9,9 @@
  *    external engine's buckets), N updated as the library announces them
  *    (riffle_engine.h, the temp callback).
  *
- * On SIGINT, SIGTERM, SIGHUP or SIGPIPE the handler unlinks every registered
+ * On every signal whose default action ends the process (SIGINT, SIGTERM,
+ * SIGHUP, SIGPIPE, SIGQUIT, SIGALRM, SIGXFSZ, SIGUSR1, ... the real-time ones;
+ * cleanup.c has the list), but those of a fault, the handler unlinks every registered
  * path, then DIR/0 .. DIR/(N-1), then rmdir(DIR), restores the default action
  * and raises the signal again, so the parent sees death by that signal (a
  * shell's 130, 143, 129, 141): `riffle big | head` ends quietly as shuf does,

@@ -444,8 +444,7 @@ static int deal_and_print(const struct table *t, const struct deal_opts *o, rf_r
             printf("rank: %s\n", rank);
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        if (errno != EPIPE)
-            cli_error("write error: %s", strerror(errno));
+        cli_error("write error: %s", strerror(errno));
         goto done;
     }
     status = CLI_OK;

@@ -39,7 +39,7 @@ int nums_card_parse(const char *s, size_t *card);
 void nums_card_name(size_t card, int unicode, char *buf);
 
 /* Write error check of stdout as the other commands do it: returns 0, or 1
- * after "riffle: write error: ..." (silent for EPIPE). */
+ * after "riffle: write error: ..." (EPIPE included: SIGPIPE was ignored). */
 int nums_write_failed(int err);
 
 #endif /* RIFFLE_CMD_NUMBERS_H */

@@ -5,10 +5,14 @@
  * riffle's extensions.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <sodium.h>
 
 #include "cli.h"
 #include "commands.h"
+#include "riffle.h"
 
 const char *cli_prog = "riffle";
 
@@ -52,9 +56,44 @@ static int run_subcommand(const struct subcommand *sub, int argc, char **argv)
     return sub->run(argc, argv);
 }
 
+/* libsodium's randomness (which its start-up, sodium_init, draws on) taken
+ * from rf_entropy: libsodium's own retries getrandom(2) forever while it
+ * answers EAGAIN (a sandbox, a seccomp filter), and aborts on other errors;
+ * rf_entropy retries for a while, then reads /dev/urandom, and fails with an
+ * error, which ends the program with a message.  Process-wide state, so the
+ * program's to set, not the library's. */
+static const char *os_random_name(void)
+{
+    return "riffle-os-entropy";
+}
+
+static void os_random_buf(void *const buf, const size_t size)
+{
+    const rf_status st = rf_entropy(buf, size);
+    if (st != RF_OK) {
+        cli_error("%s", rf_strerror(st));
+        exit(CLI_FAIL);
+    }
+}
+
+static uint32_t os_random_u32(void)
+{
+    uint32_t v;
+    os_random_buf(&v, sizeof v);
+    return v;
+}
+
+static randombytes_implementation os_random = {
+    .implementation_name = os_random_name,
+    .random = os_random_u32,
+    .buf = os_random_buf,
+};
+
 int main(int argc, char **argv)
 {
     if (argc < 1 || !argv[0])
+        return CLI_FAIL;
+    if (randombytes_set_implementation(&os_random) != 0)
         return CLI_FAIL;
     /* Messages name the program by its base name, whatever path ran it. */
     argv[0] = base_name(argv[0]);

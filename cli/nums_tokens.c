@@ -70,7 +70,8 @@ int nums_write_failed(int err)
 {
     if (!err)
         return 0;
-    if (err != EPIPE)
-        cli_error("write error: %s", strerror(err));
+    /* EPIPE too: with SIGPIPE ignored, the reader's going away is an error
+     * like any other, reported as shuf does ("write error: Broken pipe"). */
+    cli_error("write error: %s", strerror(err));
     return 1;
 }

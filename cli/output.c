@@ -678,8 +678,8 @@ static int close_single(struct cli_output *o)
         e = errno;
     }
     free_all(o);
-    if (e == EPIPE)
-        return CLI_FAIL;
+    /* EPIPE included: SIGPIPE is ignored (it would have ended the process),
+     * and shuf then says "write error: Broken pipe" too. */
     if (e) {
         cli_error("write error: %s", strerror(e));
         return CLI_FAIL;

@@ -138,7 +138,8 @@ int output_records(struct cli_output *o, const rf_records *r, const uint64_t *of
                    size_t count);
 /* Flush, then commit everything or remove everything.  Returns the exit
  * status: CLI_OK, or CLI_FAIL after a message (a closed pipe on stdout --
- * EPIPE -- fails quietly, as `shuf | head`).  Frees. */
+ * EPIPE, SIGPIPE being ignored -- too: "write error: Broken pipe", as shuf).
+ * Frees. */
 int output_close(struct cli_output *o);
 /* Remove every temporary, leaving every target as it was; free.  For error
  * paths (print the message yourself). */

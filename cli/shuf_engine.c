@@ -160,8 +160,8 @@ static rf_engine_input *engine_inputs(const struct shuf_opts *o, size_t *n, unsi
 }
 
 /* After a failed run: the message, and the output left as it was.  A write
- * error of the output is output_close's to report (quietly for a closed
- * pipe, as shuf); a sink that failed otherwise has printed its message. */
+ * error of the output is output_close's to report (a closed pipe too,
+ * as shuf); a sink that failed otherwise has printed its message. */
 static int failed(const rf_engine_error *err, struct cli_output *out, struct progress *p)
 {
     progress_done(p);

@@ -231,13 +231,17 @@ RF_API RF_NODISCARD int rf_records_write_threads(const rf_records *r, const uint
  * crash, an error or a signal never sees a half-written file, and path may
  * safely be the input too.  The new file gets the old file's permission bits
  * (and owner, where allowed), or 0666 minus the umask when path is new.  A
- * symbolic link is followed: its target is replaced, the link kept.
- * If path exists and is not a regular file (a terminal, /dev/null, /dev/full, a
- * FIFO), it is opened and written in place: renaming over a device would be
- * wrong.  Fields are private except `fd`. */
+ * symbolic link is followed: its target is replaced, the link kept; a
+ * dangling link gets its target created (as open(2) with O_CREAT would).
+ * If path, links followed, is not a regular file (a terminal, /dev/null,
+ * /dev/full, a FIFO, a socket, or a descriptor named by /dev/stdout, /dev/fd/N
+ * or /proc/self/fd/N that is one of those), it is opened and written in
+ * place: renaming over it would replace the name, not write to what it names.
+ * A socket, which open(2) refuses, is written through a duplicate of the
+ * descriptor when path names one.  Fields are private except `fd`. */
 typedef struct rf_atomic_file {
     int fd;      /* write the output here */
-    char *path;  /* final name (symlinks resolved) */
+    char *path;  /* final name (symlinks resolved), or path as given in place */
     char *tmp;   /* temporary name, NULL when writing in place */
 } rf_atomic_file;
 

@@ -3,8 +3,10 @@
  * the same directory, fsync it, rename(2) it over the target (rename within one
  * file system is atomic in POSIX), and remove it on every failure path.  A
  * program that wants it removed on a signal too does so itself, with the name
- * rf_atomic_temp_path gives: the library installs no signal handlers.  The
- * records layer, include/riffle_io.h.
+ * rf_atomic_temp_path gives: the library installs no signal handlers.  A path
+ * that is not a regular file (a device, a FIFO, a socket, a descriptor such
+ * as /dev/stdout) is written in place, and a dangling symbolic link gets its
+ * target created.  The records layer, include/riffle_io.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,9 +65,105 @@ static int copy_mode(int fd, const struct stat *old, int existed)
     return fchmod(fd, 0666 & ~mask) == 0 ? 0 : errno;
 }
 
-static int open_in_place(rf_atomic_file *a)
+/* The descriptor a path names by itself: /dev/stdin, /dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N; -1 for any other name. */
+static int descriptor_name(const char *p)
 {
-    a->fd = open(a->path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    static const char *const std[] = {"/dev/stdin", "/dev/stdout", "/dev/stderr"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(p, std[i]) == 0)
+            return i;
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/"};
+    for (int i = 0; i < 2; i++) {
+        const size_t n = strlen(dirs[i]);
+        if (strncmp(p, dirs[i], n) != 0 || p[n] == '\0')
+            continue;
+        long fd = 0;
+        for (p += n; *p; p++) {
+            if (*p < '0' || *p > '9' || fd > 1000000)
+                return -1;
+            fd = fd * 10 + (*p - '0');
+        }
+        return (int)fd;
+    }
+    return -1;
+}
+
+/* Symbolic links followed at most, as the kernel's MAXSYMLINKS. */
+#define MAX_HOPS 40
+
+/* Where the chain of symbolic links starting at `path` ends: a malloc'ed name
+ * that lstat(2) does not find (the name to create, for a dangling link), or
+ * that is not a link; or, with *fd >= 0, the first name on the way that names
+ * a descriptor by itself (descriptor_name).  NULL with errno set on failure
+ * (ELOOP for a cycle). */
+static char *follow_links(const char *path, int *fd)
+{
+    char *cur = dup_str(path);
+    *fd = -1;
+    for (int hop = 0; cur; hop++) {
+        *fd = descriptor_name(cur);
+        struct stat st;
+        if (*fd >= 0 || lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+            return cur;
+        if (hop == MAX_HOPS) {
+            free(cur);
+            errno = ELOOP;
+            return NULL;
+        }
+        /* st_size is the target's length, or 0 for the kernel's own links
+         * (procfs): then read with a page-sized buffer. */
+        const size_t cap = (st.st_size > 0 ? (size_t)st.st_size : 4096) + 1;
+        char *target = malloc(cap);
+        const ssize_t n = target ? readlink(cur, target, cap) : -1;
+        if (n < 0 || (size_t)n >= cap) {
+            const int e = !target ? ENOMEM : n < 0 ? errno : ENAMETOOLONG;
+            free(target);
+            free(cur);
+            errno = e;
+            return NULL;
+        }
+        target[n] = '\0';
+        if (target[0] == '/') {
+            free(cur);
+            cur = target;
+            continue;
+        }
+        /* Relative: from the directory holding the link. */
+        const char *slash = strrchr(cur, '/');
+        const size_t dlen = slash ? (size_t)(slash - cur) + 1 : 0;
+        char *next = malloc(dlen + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dlen);
+            memcpy(next + dlen, target, (size_t)n + 1);
+        }
+        free(target);
+        free(cur);
+        cur = next;
+    }
+    errno = ENOMEM;
+    return NULL;
+}
+
+/* Write to `path` itself: a device, a FIFO, a socket or a descriptor, where a
+ * rename would replace the name instead of writing to what it names.  A
+ * socket cannot be opened by name: when the path names a descriptor
+ * (/dev/stdout, /dev/fd/N) that descriptor is duplicated instead. */
+static int open_in_place(rf_atomic_file *a, const char *path)
+{
+    a->path = dup_str(path);
+    if (!a->path)
+        return ENOMEM;
+    a->fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+    if (a->fd < 0 && errno == ENXIO) {
+        int fd;
+        char *end = follow_links(path, &fd);
+        free(end);
+        if (fd >= 0)
+            a->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+        else
+            errno = ENXIO;
+    }
     if (a->fd < 0) {
         const int e = errno;
         forget(a);
@@ -78,15 +176,37 @@ RF_API int rf_atomic_open(rf_atomic_file *a, const char *path)
 {
     a->fd = -1;
     a->tmp = NULL;
-    a->path = realpath(path, NULL); /* follows symlinks; NULL if missing */
+    a->path = NULL;
+    /* stat(2) follows every link, the kernel's own ones included: /dev/stdout
+     * is a link to /proc/self/fd/1, whose "target" for a pipe is the name
+     * "pipe:[1234]", which no path lookup finds -- realpath(3) fails there,
+     * stat(2) does not. */
     struct stat st;
-    const int existed = a->path && stat(a->path, &st) == 0;
-    if (!a->path)
-        a->path = dup_str(path);
-    if (!a->path)
-        return ENOMEM;
+    const int existed = stat(path, &st) == 0;
     if (existed && !S_ISREG(st.st_mode))
-        return open_in_place(a);
+        return open_in_place(a, path);
+    if (existed) {
+        /* The regular file at the end of the links is replaced, the links
+         * kept. */
+        a->path = realpath(path, NULL);
+        if (!a->path && errno == ENOMEM)
+            return ENOMEM;
+        if (!a->path) /* one with no name left (/proc/self/fd/N of a deleted file) */
+            return open_in_place(a, path);
+    } else {
+        if (errno != ENOENT)
+            return errno;
+        /* Missing, or a dangling link: the name at the end of the links is
+         * created, the links kept, as open(2) with O_CREAT does. */
+        int fd;
+        a->path = follow_links(path, &fd);
+        if (!a->path)
+            return errno;
+        if (fd >= 0) { /* a closed descriptor: nothing to create */
+            forget(a);
+            return ENOENT;
+        }
+    }
     a->tmp = temp_template(a->path);
     if (!a->tmp) {
         forget(a);

@@ -113,11 +113,12 @@ same_for_threads() { # MEMORY ARGS...
     [ -z "$(ls -A "$T/tmp")" ]
 }
 
-@test "with SIGPIPE ignored, a closed pipe (EPIPE) ends the run: exit 1, nothing left" {
-    # Quietly, as shuf ends on EPIPE; the buckets not yet ordered are
-    # skipped (the error sticks in the output).
-    run bash -c "trap '' PIPE; '$RIFFLE' --seed=1 --memory=64K -T '$T/tmp' '$T/in' | head -n 1 > /dev/null; echo \${PIPESTATUS[0]}"
+@test "with SIGPIPE ignored, a closed pipe (EPIPE) ends the run: exit 1, reported, nothing left" {
+    # As shuf ends on EPIPE: "write error: Broken pipe", status 1; the
+    # buckets not yet ordered are skipped (the error sticks in the output).
+    run bash -c "trap '' PIPE; '$RIFFLE' --seed=1 --memory=64K -T '$T/tmp' '$T/in' 2> '$T/err' | head -n 1 > /dev/null; echo \${PIPESTATUS[0]}"
     [ "$status" -eq 0 ]
     [ "${lines[-1]}" = 1 ]
+    [ "$(cat "$T/err")" = "riffle: write error: Broken pipe" ]
     [ -z "$(ls -A "$T/tmp")" ]
 }

@@ -900,6 +900,50 @@ static void atomic_errors_and_devices(void **state)
     assert_true(S_ISCHR(st.st_mode));
 }
 
+/* A descriptor path (/dev/fd/N) of a pipe is written in place, through the
+ * pipe: realpath(3) fails there ("pipe:[...]" is no file), and a rename
+ * would replace the name. */
+static void atomic_descriptor_of_a_pipe(void **state)
+{
+    (void)state;
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    char name[64];
+    snprintf(name, sizeof name, "/dev/fd/%d", fds[1]);
+    rf_atomic_file a;
+    assert_int_equal(rf_atomic_open(&a, name), 0);
+    assert_null(rf_atomic_temp_path(&a));
+    assert_int_equal(write(a.fd, "xyz", 3), 3);
+    assert_int_equal(rf_atomic_commit(&a), 0);
+    close(fds[1]);
+    char got[8] = {0};
+    assert_int_equal(read(fds[0], got, sizeof got), 3);
+    assert_string_equal(got, "xyz");
+    close(fds[0]);
+}
+
+/* A dangling symbolic link: its target is created, the link kept. */
+static void atomic_dangling_link(void **state)
+{
+    (void)state;
+    char link[128], target[128];
+    path_of(link, sizeof link, "dangling");
+    path_of(target, sizeof target, "made");
+    assert_int_equal(symlink("made", link), 0);
+    rf_atomic_file a;
+    assert_int_equal(rf_atomic_open(&a, link), 0);
+    assert_int_equal(write(a.fd, "abc", 3), 3);
+    assert_int_equal(rf_atomic_commit(&a), 0);
+    struct stat st;
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(lstat(target, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_size, 3);
+    unlink(link);
+    unlink(target);
+}
+
 int main(void)
 {
     warm_threads();
@@ -919,6 +963,8 @@ int main(void)
         cmocka_unit_test(gather_threads_signals),
         cmocka_unit_test(atomic_commit_and_abort),
         cmocka_unit_test(atomic_errors_and_devices),
+        cmocka_unit_test(atomic_descriptor_of_a_pipe),
+        cmocka_unit_test(atomic_dangling_link),
     };
     return cmocka_run_group_tests_name("records", tests, make_dir, remove_dir);
 }
