@@ -4,9 +4,12 @@
  * subcommand selects it, and anything else is the shuf-compatible mode with
  * riffle's extensions.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -89,10 +92,26 @@ static randombytes_implementation os_random = {
     .buf = os_random_buf,
 };
 
+/* A standard descriptor that is closed stays unusable: an O_PATH descriptor
+ * on /dev/null takes its number (reads and writes on it fail with EBADF,
+ * as on a closed one), so no file riffle opens later -- the -o temporary
+ * above all -- can become standard input or output by accident. */
+static void hold_standard_fds(void)
+{
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        const int held = open("/dev/null", O_PATH | O_CLOEXEC);
+        if (held >= 0 && held != fd)
+            close(held);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 1 || !argv[0])
         return CLI_FAIL;
+    hold_standard_fds();
     if (randombytes_set_implementation(&os_random) != 0)
         return CLI_FAIL;
     /* Messages name the program by its base name, whatever path ran it. */

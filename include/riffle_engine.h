@@ -174,11 +174,12 @@ RF_API uint64_t rf_engine_default_memory(void);
 /* What failed. */
 typedef enum rf_engine_op {
     RF_ENGINE_OP_NONE = 0,        /* see the status: RF_ENOMEM, RF_ECRYPTO, RF_EINVAL */
-    RF_ENGINE_OP_INPUT = 1,       /* opening or reading the input `path` */
+    RF_ENGINE_OP_INPUT = 1,       /* opening the input `path` */
     RF_ENGINE_OP_OUTPUT = 2,      /* the sink: err is what it returned, or its writer's error */
     RF_ENGINE_OP_TEMP_DIR = 3,    /* creating a temporary directory in `path` */
     RF_ENGINE_OP_TEMP_FILE = 4,   /* creating, writing or reading the temporary file `path` */
-    RF_ENGINE_OP_TEMP_REMOVE = 5  /* removing the temporary directory `path` */
+    RF_ENGINE_OP_TEMP_REMOVE = 5, /* removing the temporary directory `path` */
+    RF_ENGINE_OP_READ = 6         /* reading the input `path` (a directory: EISDIR) */
 } rf_engine_op;
 
 typedef struct rf_engine_error {
@@ -202,7 +203,8 @@ RF_API size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_
  * order of o to sink.  Returns RF_OK, or (with *err filled, when err is not
  * NULL):
  *   RF_EIO     an input, the sink or a temporary file failed (err->op says
- *              which, err->err the errno value);
+ *              which and whether opening or reading, err->err the errno
+ *              value);
  *   RF_ENOMEM  an allocation failed;
  *   RF_ECRYPTO libsodium could not be initialised;
  *   RF_EINVAL  o, sink or an input is unusable (NULL callbacks, an unknown

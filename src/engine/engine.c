@@ -97,7 +97,7 @@ static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in,
     const int err = rf_records_add_fd_max(r, *fd, limit, more);
     if (err)
         rfe_fail(e->err, err == ENOMEM ? RF_ENOMEM : RF_EIO,
-                 err == ENOMEM ? RF_ENGINE_OP_NONE : RF_ENGINE_OP_INPUT, in->name, err);
+                 err == ENOMEM ? RF_ENGINE_OP_NONE : RF_ENGINE_OP_READ, in->name, err);
     if (err || !*more) {
         if (*own)
             close(*fd);

@@ -854,8 +854,9 @@ static int make_dir(struct ext *x)
 }
 
 /* Remove the numbered files and the directory, then tell the caller.
- * Returns 0, or the first errno value other than ENOENT (the removal still
- * goes on through every file). */
+ * Returns 0 once the directory is gone (a failed unlink of a file already
+ * removed is no leftover), else the first errno value other than ENOENT
+ * (the removal still goes on through every file). */
 static int remove_dir(struct ext *x)
 {
     if (!x->made)
@@ -867,7 +868,9 @@ static int remove_dir(struct ext *x)
         if (unlink(name) != 0 && errno != ENOENT && !first)
             first = errno;
     }
-    if (rmdir(x->dir) != 0 && errno != ENOENT && !first)
+    if (rmdir(x->dir) == 0)
+        first = 0;
+    else if (errno != ENOENT && !first)
         first = errno;
     x->made = 0;
     if (x->e->temp)

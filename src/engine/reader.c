@@ -47,9 +47,11 @@ static int nomem(struct reader *rd)
     return -1;
 }
 
-static int failed(struct reader *rd, int errnum)
+/* An input that could not be opened (reading 0) or read. */
+static int failed(struct reader *rd, int errnum, int reading)
 {
-    rfe_fail(rd->err, RF_EIO, rd->op, rd->name, errnum);
+    const int input = rd->op == RF_ENGINE_OP_INPUT;
+    rfe_fail(rd->err, RF_EIO, input && reading ? RF_ENGINE_OP_READ : rd->op, rd->name, errnum);
     return -1;
 }
 
@@ -124,7 +126,7 @@ static int open_next(struct reader *rd)
     rd->own_fd = in->fd < 0;
     rd->fd = in->fd >= 0 ? in->fd : open(in->name, O_RDONLY | O_CLOEXEC);
     if (rd->fd < 0)
-        return failed(rd, errno);
+        return failed(rd, errno, 0);
     struct stat st;
     if (fstat(rd->fd, &st) != 0)
         return 0; /* read(2) will say what is wrong */
@@ -287,7 +289,7 @@ int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len)
             if (end_of_input(rd) != 0)
                 return -1;
         } else if (errno != EINTR) {
-            return failed(rd, errno);
+            return failed(rd, errno, 1);
         }
     }
 }

@@ -59,6 +59,7 @@ size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_t len)
     int n;
     switch (e->op) {
     case RF_ENGINE_OP_INPUT:
+    case RF_ENGINE_OP_READ:
     case RF_ENGINE_OP_TEMP_FILE:
         n = snprintf(buf, len, "%s: %s", e->path, reason);
         break;

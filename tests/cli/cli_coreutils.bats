@@ -23,8 +23,7 @@
 #  - GNU 9.1 prints a second "write error" line after a failed -r write to
 #    /dev/full; riffle prints the first one only (the checks use line 1).
 #
-# Known differences from GNU that are NOT on purpose are tests written for
-# GNU's behaviour and skipped with "known difference: ...".
+# A difference from GNU that is not on purpose is a failing test.
 
 load ../lib/bg_jobs
 
@@ -348,7 +347,6 @@ is_perm() {
 }
 
 @test "read errors under the shuf name: GNU's 'read error' message" {
-    skip "known difference: shuf link says 'shuf: FILE: Is a directory' (or ': Input/output error'), GNU says 'shuf: read error: Is a directory'"
     if [ -r /proc/self/mem ]; then
         shuf_like_gnu std+out /proc/self/mem
         run "$SHUF" -n 1 /proc/self/mem
@@ -554,7 +552,6 @@ is_perm() {
 }
 
 @test "a closed stdin that is needed, under the shuf name: GNU's message" {
-    skip "known difference: shuf link says 'shuf: -: Bad file descriptor', GNU says 'shuf: read error: Bad file descriptor'"
     shuf_like_gnu nostdin+out
     shuf_like_gnu nostdin+out -n 1
     out=$(outcome nostdin shuf)
@@ -562,7 +559,6 @@ is_perm() {
 }
 
 @test "a closed stdin that is needed, with -o FILE: exit 1, FILE untouched" {
-    skip "known bug: with fd 0 closed, -o FILE's file takes fd 0 and is read as the input: exit 0, FILE emptied"
     for impl in riffle shuf; do
         seq 300 > "$T/o"
         out=$(outcome nostdin $impl -o "$T/o")
@@ -571,7 +567,7 @@ is_perm() {
         cmp "$T/o" <(seq 300)
         [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
     done
-    like_gnu nostdin -o "$T/o"
+    shuf_like_gnu nostdin -o "$T/o"   # the riffle name says "riffle: -: ..." on purpose
 }
 
 @test "memory exhausted: exit 1 with a message, no crash" {

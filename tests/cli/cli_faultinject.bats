@@ -300,7 +300,6 @@ strerr() {
 }
 
 @test "unlink at the last cleanup pass, the file already gone: the run is not failed" {
-    skip "known bug: EIO from the final cleanup pass's unlink (of a bucket already removed) makes the run exit 1 with 'cannot remove the temporary directory' and no output, although rmdir succeeded and -T is empty"
     for mode in ext extout; do
         n=$(calls $mode unlink | wc -l)
         inject $mode unlink EIO $n

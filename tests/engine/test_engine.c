@@ -1470,7 +1470,7 @@ static void unreadable_fd(void **state)
         outcome res;
         run_failing(&res, &o, &in, 1, &ts);
         assert_int_equal(res.st, RF_EIO);
-        assert_int_equal(res.err.op, RF_ENGINE_OP_INPUT);
+        assert_int_equal(res.err.op, RF_ENGINE_OP_READ);
         assert_int_equal(res.err.err, EBADF);
         assert_string_equal(res.err.path, "write-only");
         assert_int_not_equal(fcntl(fd, F_GETFD), -1);
@@ -1506,7 +1506,7 @@ static void directory_input(void **state)
         outcome res;
         run_failing(&res, &o, in, n, &ts);
         assert_int_equal(res.st, RF_EIO);
-        assert_int_equal(res.err.op, RF_ENGINE_OP_INPUT);
+        assert_int_equal(res.err.op, RF_ENGINE_OP_READ);
         assert_int_equal(res.err.err, EISDIR);
         assert_string_equal(res.err.path, how == 1 ? "a directory" : scratch);
         if (fd >= 0) {
