@@ -132,7 +132,7 @@ $(BUILD)/riffle.pc: riffle.pc.in include/riffle.h
 
 tests: all $(TESTS)
 
-# The whole suite, ending in one line "N passed, N failed".
+# The whole suite, ending in one line "N passed, N failed, N skipped".
 check:
 	$(MAKE) tests
 	$(MAKE) BUILD=build-asan SANITIZE=1 tests

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The layering of the tree (docs/LAYERS.md), read from every #include line
+# The layering of the tree (docs/ARCHITECTURE.md, "The folder rule"), read from every #include line
 # of the C and C++ files that git knows (tracked or new, not ignored):
 #   1. src/<layer>/ includes public headers ("riffle*.h"), headers of its own
 #      folder (plain name) and headers of LOWER layers ("layer/name.h"), in the
