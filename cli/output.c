@@ -10,6 +10,7 @@
 
 #include "cleanup.h"
 #include "output.h"
+#include "same_file.h"
 #include "shuf.h"
 
 /* Output buffer: 1 MiB makes a thousand write(2) calls per GB, so their cost
@@ -400,6 +401,11 @@ static void free_all(struct cli_output *o)
 static int open_parts(struct cli_output *o, const struct cli_split *s)
 {
     o->split = s;
+    size_t a, b;
+    if (same_file_pair(s->names, s->parts, &a, &b)) {
+        cli_error("%s and %s are the same file", cli_quote(s->names[a]), cli_quote(s->names[b]));
+        return -1;
+    }
     if (ensure_fds(s->parts) != 0)
         return -1;
     o->parts = calloc(s->parts, sizeof *o->parts);

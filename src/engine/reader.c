@@ -191,8 +191,14 @@ static int next_window(struct reader *rd, const unsigned char **data, size_t *le
     return 0;
 }
 
+/* A mapped input's offset is left after what was handed out, as read(2)
+ * would have left it: a standard input named twice ("- -") then ends at
+ * once the second time, and a program that goes on reading it after the
+ * run starts where the run stopped. */
 static void close_input(struct reader *rd)
 {
+    if (rd->mapped && rd->fd >= 0)
+        (void)lseek(rd->fd, (off_t)rd->fpos, SEEK_SET);
     rd->mapped = 0;
     if (rd->fd >= 0 && rd->own_fd)
         close(rd->fd);

@@ -342,3 +342,25 @@ only_files() { # expected names, sorted
     [ "$output" = "riffle: 1000 output files exceed the limit of open files (256)" ]
     [ ! -e "$T/n" ]
 }
+
+@test "two spellings of one file are refused before anything is written" {
+    seq 100 > "$T/in"
+    mkdir -p "$T/d"
+    echo keep > "$T/a.txt"
+    ln "$T/a.txt" "$T/hard.txt"
+    ln -s a.txt "$T/sym.txt"
+    ln -s new.txt "$T/dangling.txt"
+    for pair in "a.txt,./a.txt" "a.txt,d/../a.txt" "a.txt,$T/a.txt" "a.txt,hard.txt" \
+                "sym.txt,a.txt" "new.txt,./new.txt" "dangling.txt,new.txt"; do
+        first=${pair%%,*} second=${pair#*,}
+        run bash -c "cd '$T' && '$RIFFLE' --split=2 --output-pattern='$pair' in"
+        [ "$status" -eq 1 ]
+        [ "$output" = "riffle: '$first' and '$second' are the same file" ]
+        [ "$(cat "$T/a.txt")" = keep ]
+        [ ! -e "$T/new.txt" ]
+        [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
+    done
+    # different files in one directory, or the same name in two: fine
+    (cd "$T" && "$RIFFLE" --split=2 --output-pattern=p.txt,d/p.txt in)
+    [ "$(cat "$T/p.txt" "$T/d/p.txt" | sort -n)" = "$(seq 100)" ]
+}
