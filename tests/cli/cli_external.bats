@@ -128,35 +128,15 @@ same_everywhere() {
     [ "$(cat "$T/out")" = original ]
 }
 
-# Riffle reads its input from a FIFO that the test holds open for writing
-# (fd 8): having scattered what it was given, it waits in its scatter phase
-# for more, until the signal.  The signal goes when the progress line shows
-# that phase and the bucket files exist; the test then waits, bounded, in its
-# own shell (bg_jobs.bash says why not `run wait`).
-scattering() {
-    grep -q 'scatter' "$T/err" && buckets_exist "$T/tmp"
-}
-
-@test "SIGINT and SIGTERM during an external run remove the temporary files" {
-    mkfifo "$T/fifo"
-    for sig in INT TERM; do
+# The signal goes while riffle waits in its scatter phase, and the test then
+# waits for it, bounded, in its own shell (bg_jobs.bash, signal_scattering,
+# says how and why not `run wait`).
+@test "every terminating signal during an external run removes the temporary files" {
+    for sig in INT TERM HUP QUIT USR1 USR2 ALRM; do
         echo original > "$T/out"
-        : > "$T/err"
-        exec 8<> "$T/fifo"
-        RIFFLE_PROGRESS_DELAY_MS=0 default_signals "$RIFFLE" --progress --memory=2K -T "$T/tmp" \
-            -o "$T/out" < "$T/fifo" 2> "$T/err" 8>&- 3>&- &
-        pid=$!
-        bg_track "$pid"
-        cat "$T/in" > "$T/fifo" 8>&- 3>&- &   # more than a pipe holds
-        feeder=$!
-        bg_track "$feeder"
-        wait_until 60 scattering
-        kill -s "$sig" "$pid"
-        bg_reap "$pid"
-        st=$BG_STATUS
-        exec 8>&-              # no reader left: the feeder, if blocked, ends
-        bg_reap "$feeder"
-        [ "$st" -gt 128 ]      # died of the signal
+        signal_scattering "$sig" "$T/in"
+        echo "# $sig: status $BG_STATUS" >&3
+        [ "$BG_STATUS" -eq $((128 + $(kill -l "$sig"))) ]   # died of that signal
         [ -z "$(ls -A "$T/tmp")" ]
         [ "$(cat "$T/out")" = original ]
         [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]

@@ -129,58 +129,6 @@ sys.exit(p.wait())' "$RIFFLE" --seed=3 -o /dev/stdout "$T/in"
     done
 }
 
-# ---- other terminating signals during an external run ----
-
-# exec COMMAND with every signal under test at its default action (a
-# non-interactive shell starts background jobs with SIGINT and SIGQUIT
-# ignored; riffle, as shuf, leaves ignored signals ignored), and no core
-# file for SIGQUIT.
-default_all() {
-    ulimit -c 0
-    if env --default-signal=INT true 2> /dev/null; then
-        exec env --default-signal=INT,TERM,HUP,QUIT,USR1,USR2,ALRM "$@"
-    fi
-    exec python3 -c 'import os, signal, sys
-for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT,
-          signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
-    signal.signal(s, signal.SIG_DFL)
-os.execvp(sys.argv[1], sys.argv[1:])' "$@"
-}
-
-# The progress line shows the scatter phase and the bucket files exist:
-# riffle reads a FIFO the test holds open (fd 8), so it stays there.
-scattering() {
-    grep -q 'scatter' "$T/err" && buckets_exist "$T/tmp"
-}
-
-@test "SIGQUIT, SIGUSR1, SIGUSR2 and SIGALRM during an external run remove the temporary files" {
-    mkfifo "$T/fifo"
-    awk 'BEGIN { for (i = 1; i <= 20000; i++) print "line " i " " i * 7919 }' > "$T/feed"
-    for sig in QUIT USR1 USR2 ALRM; do
-        echo original > "$T/out"
-        : > "$T/err"
-        exec 8<> "$T/fifo"
-        RIFFLE_PROGRESS_DELAY_MS=0 default_all "$RIFFLE" --progress --memory=2K -T "$T/tmp" \
-            -o "$T/out" < "$T/fifo" 2> "$T/err" 8>&- 3>&- &
-        pid=$!
-        bg_track "$pid"
-        cat "$T/feed" > "$T/fifo" 8>&- 3>&- &   # more than a pipe holds
-        feeder=$!
-        bg_track "$feeder"
-        wait_until 60 scattering
-        kill -s "$sig" "$pid"
-        bg_reap "$pid"
-        st=$BG_STATUS
-        exec 8>&-
-        bg_reap "$feeder"
-        echo "# $sig: status $st" >&3
-        [ "$st" -eq $((128 + $(kill -l "$sig"))) ]   # died of that signal
-        [ -z "$(ls -A "$T/tmp")" ]
-        [ "$(cat "$T/out")" = original ]
-        [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
-    done
-}
-
 # ---- a closed pipe with SIGPIPE ignored ----
 
 @test "with SIGPIPE ignored, a reader that goes away is reported: write error: Broken pipe" {

@@ -28,19 +28,23 @@ bg_cleanup() {
     BG_PIDS=()
 }
 
-# default_signals COMMAND [ARG...]: exec COMMAND with SIGINT, SIGTERM and
-# SIGHUP at their default action; start it in the background for its pid:
+# default_signals COMMAND [ARG...]: exec COMMAND with the signals the tests
+# send (INT, TERM, HUP, QUIT, USR1, USR2, ALRM) at their default action, and
+# no core file for SIGQUIT; start it in the background for its pid:
 #     default_signals "$RIFFLE" ... 3>&- &
-# A non-interactive shell starts background jobs with SIGINT ignored, and a
-# shell that was itself started with a signal ignored (by nohup, or as a
-# background job: a CI step, a loop of runs) cannot take the ignore back,
-# not even with `set -m`; riffle, as shuf, leaves ignored signals ignored.
+# A non-interactive shell starts background jobs with SIGINT and SIGQUIT
+# ignored, and a shell that was itself started with a signal ignored (by
+# nohup, or as a background job: a CI step, a loop of runs) cannot take the
+# ignore back, not even with `set -m`; riffle, as shuf, leaves ignored
+# signals ignored.
 default_signals() {
+    ulimit -c 0
     if env --default-signal=INT true 2> /dev/null; then
-        exec env --default-signal=INT,TERM,HUP "$@"
+        exec env --default-signal=INT,TERM,HUP,QUIT,USR1,USR2,ALRM "$@"
     fi
     exec python3 -c 'import os, signal, sys
-for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT,
+          signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
     signal.signal(s, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
@@ -99,4 +103,36 @@ buckets_exist() {
     local d
     d=$(ls -A "$1" | head -n 1)
     [ -n "$d" ] && [ -n "$(ls -A "$1/$d" 2> /dev/null)" ]
+}
+
+# scattering: the progress line in $T/err shows the scatter phase and the
+# bucket files exist in $T/tmp.
+scattering() {
+    grep -q 'scatter' "$T/err" && buckets_exist "$T/tmp"
+}
+
+# signal_scattering SIG FEED: an external run of riffle (--memory=2K, buckets
+# in $T/tmp, -o $T/out) reads FEED through a FIFO the test holds open
+# (fd 8), so that, having scattered what it was given, it waits in its
+# scatter phase for more.  SIG goes when `scattering` holds; riffle is then
+# waited for in this shell, bounded.  Sets BG_STATUS to riffle's status.
+signal_scattering() {
+    local sig=$1 feed=$2 pid feeder st
+    [ -p "$T/fifo" ] || mkfifo "$T/fifo"
+    : > "$T/err"
+    exec 8<> "$T/fifo"
+    RIFFLE_PROGRESS_DELAY_MS=0 default_signals "$RIFFLE" --progress --memory=2K -T "$T/tmp" \
+        -o "$T/out" < "$T/fifo" 2> "$T/err" 8>&- 3>&- &
+    pid=$!
+    bg_track "$pid"
+    cat "$feed" > "$T/fifo" 8>&- 3>&- &   # more than a pipe holds
+    feeder=$!
+    bg_track "$feeder"
+    wait_until 60 scattering
+    kill -s "$sig" "$pid"
+    bg_reap "$pid"
+    st=$BG_STATUS
+    exec 8>&-              # no reader left: the feeder, if blocked, ends
+    bg_reap "$feeder"
+    BG_STATUS=$st
 }
