@@ -179,7 +179,8 @@ typedef enum rf_engine_op {
     RF_ENGINE_OP_TEMP_DIR = 3,    /* creating a temporary directory in `path` */
     RF_ENGINE_OP_TEMP_FILE = 4,   /* creating, writing or reading the temporary file `path` */
     RF_ENGINE_OP_TEMP_REMOVE = 5, /* removing the temporary directory `path` */
-    RF_ENGINE_OP_READ = 6         /* reading the input `path` (a directory: EISDIR) */
+    RF_ENGINE_OP_READ = 6,        /* reading the input `path` (a directory: EISDIR) */
+    RF_ENGINE_OP_CHANGED = 7      /* the regular file `path` changed while the run used it */
 } rf_engine_op;
 
 typedef struct rf_engine_error {
@@ -209,6 +210,10 @@ RF_API size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_
  *   RF_ECRYPTO libsodium could not be initialised;
  *   RF_EINVAL  o, sink or an input is unusable (NULL callbacks, an unknown
  *              generator kind, n > 0 with inputs NULL).
+ * A regular input whose size, modification or change time differs at the end
+ * of the run from when it was opened fails the run (RF_EIO,
+ * RF_ENGINE_OP_CHANGED): a file that shrinks or is rewritten while mapped
+ * would otherwise give zeros or a mixture of old and new records.
  * After a failure the sink has received part of the output or none: discard
  * it.  Every temporary file is removed either way.  The key in o is copied
  * and the copy wiped before the return. */

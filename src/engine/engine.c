@@ -94,6 +94,12 @@ static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in,
     }
     if ((*fd = open_input(e, in, own)) < 0)
         return 1;
+    if (rfi_watch_add(&e->inputs, *fd, *own, in->name, e->err) != 0) {
+        if (*own)
+            close(*fd);
+        *fd = -1;
+        return 1;
+    }
     const int err = rf_records_add_fd_max(r, *fd, limit, more);
     if (err)
         rfe_fail(e->err, err == ENOMEM ? RF_ENOMEM : RF_EIO,
@@ -132,6 +138,7 @@ static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t 
                     close(fd);
                 goto done;
             }
+            rd.watch = &e->inputs;
             rfi_reader_map(&rd, rfi_reader_window(e->budget));
             rfi_reader_prefix(&rd, r.data, r.size, fd, own, in[i].name);
             status = rfi_engine_external(e, &rd);
@@ -155,6 +162,7 @@ static int run(struct engine *e, const rf_engine_input *in, size_t n)
     struct reader rd;
     if (rfi_reader_open(&rd, in, n, e->delim, e->err) != 0)
         return 1;
+    rd.watch = &e->inputs;
     rfi_reader_map(&rd, rfi_reader_window(e->budget));
     const int status = head_fits(e) ? rfi_engine_head(e, &rd) : rfi_engine_external(e, &rd);
     rfi_reader_close(&rd);
@@ -204,7 +212,9 @@ rf_status rf_engine_shuffle(const rf_engine_options *o, const rf_engine_input *i
     const rf_status st = rf_keyed_order_init(&e.order, o->rng, o->key);
     if (st != RF_OK)
         return rfe_status(err, st), st;
-    run(&e, inputs, n);
+    if (run(&e, inputs, n) == 0)
+        rfi_watch_check(&e.inputs, err);
+    rfi_watch_free(&e.inputs);
     sodium_memzero(&e.order, sizeof e.order);
     return err->status;
 }

@@ -19,6 +19,7 @@
 
 #include "riffle_engine.h"
 #include "riffle_io.h"
+#include "watch.h"
 
 struct reader;
 
@@ -41,6 +42,7 @@ struct engine {
     void *temp_ctx;
     uint64_t record_bytes; /* average record size, for progress in bytes */
     rf_engine_error *err;  /* the first error (never NULL) */
+    struct watch inputs;   /* the regular inputs as they were when opened */
 };
 
 /* Record the first error of a run in *err (later ones are consequences) and

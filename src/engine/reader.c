@@ -127,6 +127,8 @@ static int open_next(struct reader *rd)
     rd->fd = in->fd >= 0 ? in->fd : open(in->name, O_RDONLY | O_CLOEXEC);
     if (rd->fd < 0)
         return failed(rd, errno, 0);
+    if (rd->watch && rfi_watch_add(rd->watch, rd->fd, rd->own_fd, rd->name, rd->err) != 0)
+        return -1;
     struct stat st;
     if (fstat(rd->fd, &st) != 0)
         return 0; /* read(2) will say what is wrong */

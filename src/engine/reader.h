@@ -20,6 +20,7 @@ struct reader {
     const char *name;  /* its name, for error details */
     rf_engine_error *err; /* where a failure is recorded */
     rf_engine_op op;   /* what a failure of an input is: RF_ENGINE_OP_INPUT */
+    struct watch *watch; /* where opened inputs are noted, or NULL */
     unsigned char delim;
     unsigned char *buf;
     size_t cap, start, end; /* unconsumed bytes buf[start..end) */

@@ -69,6 +69,9 @@ size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_t len)
     case RF_ENGINE_OP_TEMP_DIR:
         n = snprintf(buf, len, "cannot create a temporary directory in %s: %s", e->path, reason);
         break;
+    case RF_ENGINE_OP_CHANGED:
+        n = snprintf(buf, len, "%s: file changed as we read it", e->path);
+        break;
     case RF_ENGINE_OP_TEMP_REMOVE:
         n = snprintf(buf, len, "cannot remove the temporary directory %s", e->path);
         break;

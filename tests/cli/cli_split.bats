@@ -344,6 +344,8 @@ only_files() { # expected names, sorted
 }
 
 @test "two spellings of one file are refused before anything is written" {
+    local riffle
+    riffle=$(cd "$(dirname "$RIFFLE")" && pwd)/$(basename "$RIFFLE")
     seq 100 > "$T/in"
     mkdir -p "$T/d"
     echo keep > "$T/a.txt"
@@ -353,7 +355,7 @@ only_files() { # expected names, sorted
     for pair in "a.txt,./a.txt" "a.txt,d/../a.txt" "a.txt,$T/a.txt" "a.txt,hard.txt" \
                 "sym.txt,a.txt" "new.txt,./new.txt" "dangling.txt,new.txt"; do
         first=${pair%%,*} second=${pair#*,}
-        run bash -c "cd '$T' && '$RIFFLE' --split=2 --output-pattern='$pair' in"
+        run bash -c "cd '$T' && '$riffle' --split=2 --output-pattern='$pair' in"
         [ "$status" -eq 1 ]
         [ "$output" = "riffle: '$first' and '$second' are the same file" ]
         [ "$(cat "$T/a.txt")" = keep ]
@@ -361,6 +363,6 @@ only_files() { # expected names, sorted
         [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
     done
     # different files in one directory, or the same name in two: fine
-    (cd "$T" && "$RIFFLE" --split=2 --output-pattern=p.txt,d/p.txt in)
+    (cd "$T" && "$riffle" --split=2 --output-pattern=p.txt,d/p.txt in)
     [ "$(cat "$T/p.txt" "$T/d/p.txt" | sort -n)" = "$(seq 100)" ]
 }

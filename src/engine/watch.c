@@ -1,0 +1,58 @@
+/* watch.c -- inputs that change while they are read (watch.h).  A mapped
+ * file that shrinks inside its last page reads as zeros there, and one
+ * rewritten in place mixes old and new records: neither raises a signal,
+ * so the run compares each input with what it was when opened, as GNU tar
+ * does before it says "file changed as we read it". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/grow.h"
+#include "engine_internal.h"
+#include "watch.h"
+
+int rfi_watch_add(struct watch *wl, int fd, int own, const char *name, rf_engine_error *err)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0; /* pipes and devices are streams: nothing to compare */
+    if (wl->n == wl->cap) {
+        struct watched *w = rfi_grow(wl->w, &wl->cap, sizeof *w, 8);
+        if (!w)
+            return rfe_nomem(err);
+        wl->w = w;
+    }
+    char *copy = strdup(name ? name : "");
+    if (!copy)
+        return rfe_nomem(err);
+    wl->w[wl->n++] = (struct watched){copy,        own ? -1 : fd, st.st_dev, st.st_ino,
+                                      st.st_size,  st.st_mtim,    st.st_ctim};
+    return 0;
+}
+
+static int same_time(struct timespec a, struct timespec b)
+{
+    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
+}
+
+int rfi_watch_check(const struct watch *wl, rf_engine_error *err)
+{
+    for (size_t i = 0; i < wl->n; i++) {
+        const struct watched *w = &wl->w[i];
+        struct stat st;
+        const int r = w->fd >= 0 ? fstat(w->fd, &st) : stat(w->name, &st);
+        if (r != 0 || st.st_dev != w->dev || st.st_ino != w->ino)
+            continue;
+        if (st.st_size != w->size || !same_time(st.st_mtim, w->mtime) ||
+            !same_time(st.st_ctim, w->ctime))
+            return rfe_fail(err, RF_EIO, RF_ENGINE_OP_CHANGED, w->name, 0);
+    }
+    return 0;
+}
+
+void rfi_watch_free(struct watch *wl)
+{
+    for (size_t i = 0; i < wl->n; i++)
+        free(wl->w[i].name);
+    free(wl->w);
+    *wl = (struct watch){0};
+}

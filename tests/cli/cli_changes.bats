@@ -1,0 +1,79 @@
+#!/usr/bin/env bats
+# An input that changes while riffle uses it fails the run: exit 1,
+# "riffle: FILE: file changed as we read it", the -o target left as it was,
+# nothing temporary left.  A regular file is mapped, so a cut inside its last
+# page would read as zeros and a rewrite at the same size would mix old and
+# new records -- neither raises a signal; riffle compares each input's size,
+# modification and change time at the end with what they were when it
+# opened it.
+#
+# No timing: riffle reads FILE, then a FIFO as its second input, and the
+# test's opening of the FIFO for writing returns only once riffle has opened
+# it for reading -- that is, once FILE has been read.  FILE is changed then,
+# and the FIFO closed.
+
+load ../lib/bg_jobs
+
+setup() {
+    : "${RIFFLE:=${BUILD:-build}/riffle}"
+    export LC_ALL=C
+    T="$BATS_TEST_TMPDIR"
+    mkdir -p "$T/tmp"
+    mkfifo "$T/fifo"
+}
+
+teardown() {
+    bg_cleanup
+}
+
+# change_during ENGINE_ARGS CHANGE: run riffle over $T/in and the FIFO with
+# -o $T/out, apply CHANGE (a shell command) to $T/in between the two, and
+# leave the status in BG_STATUS and stderr in $T/err.
+change_during() {
+    local args=$1 change=$2 pid
+    awk 'BEGIN { for (i = 1; i <= 3000; i++) print "record " i }' > "$T/in"
+    echo original > "$T/out"
+    "$RIFFLE" --seed=1 $args -o "$T/out" "$T/in" "$T/fifo" 2> "$T/err" 3>&- &
+    pid=$!
+    bg_track "$pid"
+    exec 9> "$T/fifo"      # returns once riffle has read $T/in and opened this
+    eval "$change"
+    echo last >&9
+    exec 9>&-
+    bg_reap "$pid"
+}
+
+engines() {
+    printf '%s\n' "" "--memory=16K -T $T/tmp" "-n 5"
+}
+
+@test "an input cut inside its last page: the run fails, -o untouched" {
+    engines | while read -r e; do
+        change_during "$e" 'truncate -s -40 "$T/in"'
+        [ "$BG_STATUS" -eq 1 ]
+        [ "$(cat "$T/err")" = "riffle: $T/in: file changed as we read it" ]
+        [ "$(cat "$T/out")" = original ]
+        [ -z "$(ls -A "$T/tmp")" ]
+        [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
+    done
+}
+
+@test "an input rewritten in place at the same size: the run fails, -o untouched" {
+    engines | while read -r e; do
+        change_during "$e" 'printf "RECORD 1" | dd of="$T/in" conv=notrunc status=none'
+        [ "$BG_STATUS" -eq 1 ]
+        [ "$(cat "$T/err")" = "riffle: $T/in: file changed as we read it" ]
+        [ "$(cat "$T/out")" = original ]
+        [ -z "$(ls -A "$T/tmp")" ]
+    done
+}
+
+@test "an input left alone, or replaced by a new file under its name: the run succeeds" {
+    engines | while read -r e; do
+        change_during "$e" ':'
+        [ "$BG_STATUS" -eq 0 ]
+        change_during "$e" 'cp "$T/in" "$T/new" && mv "$T/new" "$T/in"'
+        [ "$BG_STATUS" -eq 0 ]   # riffle read the file it opened, whole
+        [ "$(grep -c . "$T/out")" -eq "$( [ "$e" = "-n 5" ] && echo 5 || echo 3001)" ]
+    done
+}
