@@ -25,7 +25,9 @@
  *  - external: otherwise.  Records are scattered by the top bits of their keys
  *    into temporary bucket files in a fresh directory under the temporary
  *    directory, then each bucket is ordered in memory in turn (a bucket still
- *    too large is scattered again by the next bits).
+ *    too large is scattered again by the next bits; one of 64 KiB or less is
+ *    ordered in memory whatever the budget, so any budget finishes).
+ *    The scatter's buffers take a few MiB beside the budget.
  *
  * Records.  A record is the bytes up to and including the delimiter; every
  * input's last record is a record even without its delimiter, and is written
@@ -62,9 +64,10 @@ extern "C" {
 /* ------------------------------------------------------------------------ */
 
 /* One input: a file to open (fd < 0, data NULL), an open descriptor (fd >= 0:
- * read to its end from its current offset, never closed; a regular file is
- * mapped), or bytes in memory (data non-NULL, which must stay valid and
- * unchanged during the call).  `name` is the file to open, and for the other
+ * read to its end from its current offset, never closed, and left at its
+ * end as read(2) would leave it -- the same descriptor given twice is read
+ * once, as `cat - -` reads; a regular file is mapped), or bytes in memory
+ * (data non-NULL, which must stay valid and unchanged during the call).  `name` is the file to open, and for the other
  * kinds the name that error details give. */
 typedef struct rf_engine_input {
     const char *name;
