@@ -7,6 +7,9 @@
 #                   LIBEXECDIR; INSTALL_SHUF_LINK=1 adds BINDIR/shuf -> riffle
 #   make deps       install the Debian packages the build and tests need (root)
 #   make demo       the README's main job: deal a shuffled 52-card deck
+#   make fuzz-long  run each libFuzzer target in fuzz/ for FUZZ_SECONDS (300),
+#                   one at a time, growing and minimising fuzz/corpus/TARGET/
+#                   (replayed by make check); needs clang's libFuzzer
 
 PREFIX     ?= /usr/local
 EXEC_PREFIX?= $(PREFIX)
@@ -66,7 +69,7 @@ AUDIT_LIB := $(BUILD)/libriffle_audit.a
 SHARED := $(BUILD)/libriffle.so.$(VERSION)
 RIFFLE := $(BUILD)/riffle
 
-.PHONY: all lib check test bench install uninstall clean deps demo tests
+.PHONY: all lib check test bench install uninstall clean deps demo tests fuzz-long
 PROGRAMS := $(if $(CLI_SRCS),$(RIFFLE) $(BUILD)/shuf)
 all: lib $(PROGRAMS) $(EXAMPLES) $(BUILD)/riffle.pc
 
@@ -143,6 +146,15 @@ bench: all
 	$(MAKE) -C bench BUILD=$(abspath $(BUILD))/bench LIB=$(abspath $(STATIC))
 	@echo "benchmarks built in $(BUILD)/bench; run: bench/bench_all.sh"
 	bench/bench_all.sh $(BUILD)/bench
+
+# Long fuzzing, one target after the other on one core: the corpus kept in
+# fuzz/corpus/ grows, then is minimised; crash inputs go to fuzz/crashes/.
+# The build recipe is shared with tests/checks/check_fuzz.sh.
+FUZZ_SECONDS ?= 300
+FUZZ_BUILD   ?= $(BUILD)/fuzz
+fuzz-long:
+	MAKE='$(MAKE)' sh scripts/fuzz.sh build $(FUZZ_BUILD)
+	sh scripts/fuzz.sh long $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # The main job on a built-in example: deal a shuffled 52-card deck to 4 hands.
 demo: all
