@@ -167,7 +167,10 @@ typedef struct rf_engine_options {
 /* The defaults above, with an all-zero key.  Does not allocate. */
 RF_API void rf_engine_options_init(rf_engine_options *o);
 
-/* Half of the physical memory, or 1 GiB when the system does not say. */
+/* Half of the memory this process may use: the smallest of the physical
+ * memory, its cgroup's memory limit (v2 memory.max, v1
+ * memory.limit_in_bytes, parents included) and RLIMIT_AS / RLIMIT_DATA.
+ * 1 GiB when none of them says. */
 RF_API uint64_t rf_engine_default_memory(void);
 
 /* ------------------------------------------------------------------------ */

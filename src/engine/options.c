@@ -1,6 +1,5 @@
 /* options.c -- the engine's options and inputs (riffle_engine.h). */
 #include <string.h>
-#include <unistd.h>
 
 #include "engine_internal.h"
 
@@ -10,14 +9,6 @@ void rf_engine_options_init(rf_engine_options *o)
     o->rng = RF_RNG_CHACHA20;
     o->delim = '\n';
     o->count = RF_ENGINE_ALL;
-}
-
-uint64_t rf_engine_default_memory(void)
-{
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0 || (uint64_t)pages > UINT64_MAX / (uint64_t)page)
-        return (uint64_t)1 << 30;
-    return (uint64_t)pages * (uint64_t)page / 2;
 }
 
 rf_engine_input rf_engine_input_path(const char *path)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
-# Any --memory works in bounded time: below the size at which splitting a
-# bucket again pays (64 KiB), buckets are ordered in memory whatever the
-# budget says, so a budget of a byte cannot make the external engine split
-# buckets into files without end.  The output is the in-memory output.
+# The memory budget.  Any --memory works in bounded time: below the size at
+# which splitting a bucket again pays (64 KiB), buckets are ordered in memory
+# whatever the budget says, so a budget of a byte cannot make the external
+# engine split buckets into files without end.  The output is the in-memory
+# output.
 
 setup() {
     : "${RIFFLE:=${BUILD:-build}/riffle}"
@@ -30,5 +31,47 @@ setup() {
     timeout 60 "$RIFFLE" --seed=1 --memory=1K -T "$T/tmp" "$T/empty" > "$T/out"
     [ "$(wc -l < "$T/out")" -eq 1000000 ]
     [ -z "$(tr -d '\n' < "$T/out")" ]
+    [ -z "$(ls -A "$T/tmp")" ]
+}
+
+# The default budget is half of what the process may use, not of the
+# machine: under a limit, an input above half of it goes to the external
+# engine (its progress line shows "scatter"), with the unlimited output.
+limited_run() { # LIMIT_COMMAND: run riffle on $T/big under it
+    RIFFLE_PROGRESS_DELAY_MS=0 bash -c "$1; exec '$RIFFLE' --seed=1 --progress -T '$T/tmp' '$T/big'" \
+        > "$T/limited" 2> "$T/err"
+}
+
+@test "the default budget follows RLIMIT_AS (ulimit -v)" {
+    ! grep -q __asan_init "$RIFFLE" || skip "sanitizer build: ulimit -v does not apply"
+    seq 12000000 > "$T/big"     # 97 MB
+    "$RIFFLE" --seed=1 "$T/big" > "$T/free"
+    limited_run "ulimit -v 262144"  # 256 MiB: a budget of 128 MiB
+    grep -q scatter "$T/err"
+    cmp "$T/free" "$T/limited"
+    [ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "the default budget follows the memory cgroup's limit" {
+    # a sanitizer build needs far more memory than its budget: no margin
+    ! grep -q __asan_init "$RIFFLE" || skip "sanitizer build: its overhead is not budgeted"
+    [ "$(id -u)" = 0 ] || skip "creating a cgroup needs root"
+    local cg=""
+    if [ -w /sys/fs/cgroup/memory ] && mkdir "/sys/fs/cgroup/memory/riffle-$$" 2> /dev/null; then
+        cg=/sys/fs/cgroup/memory/riffle-$$
+        echo $((256 << 20)) > "$cg/memory.limit_in_bytes"
+    elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2> /dev/null &&
+         mkdir "/sys/fs/cgroup/riffle-$$" 2> /dev/null; then
+        cg=/sys/fs/cgroup/riffle-$$
+        echo $((256 << 20)) > "$cg/memory.max"
+    else
+        skip "no memory cgroup can be made here"
+    fi
+    seq 12000000 > "$T/big"
+    "$RIFFLE" --seed=1 "$T/big" > "$T/free"
+    limited_run "echo \$\$ > '$cg/cgroup.procs'" || { rmdir "$cg"; false; }
+    rmdir "$cg"
+    grep -q scatter "$T/err"
+    cmp "$T/free" "$T/limited"
     [ -z "$(ls -A "$T/tmp")" ]
 }
