@@ -18,6 +18,9 @@ extern const char *cli_prog;
 
 /* "prog: message\n" on stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A failed read of input `name` (not a failed open): "NAME: reason", or,
+ * under the shuf name, GNU shuf's "read error: reason". */
+void cli_read_error(const char *name, int err);
 /* cli_error, then "Try 'prog --help' for more information."; returns 1.
  * `cmd` names a subcommand for the hint ("deal"), or NULL. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -27,6 +27,14 @@ void cli_error(const char *fmt, ...)
     va_end(ap);
 }
 
+void cli_read_error(const char *name, int err)
+{
+    if (strcmp(cli_prog, "shuf") == 0)
+        cli_error("read error: %s", strerror(err));
+    else
+        cli_error("%s: %s", name, strerror(err));
+}
+
 int cli_try_help(const char *cmd)
 {
     fprintf(stderr, "Try '%s%s%s --help' for more information.\n", cli_prog,

@@ -49,17 +49,15 @@ static int run_nothing(const struct shuf_opts *o)
     return output_close(&out);
 }
 
-/* Under the shuf name a read error (not a failed open) is worded as GNU
- * shuf words it. */
-static int add_input(rf_records *r, const char *name, int shuf_mode)
+static int add_input(rf_records *r, const char *name)
 {
     const int is_stdin = strcmp(name, "-") == 0;
     const int fd = is_stdin ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
     const int e = fd < 0 ? errno : rf_records_add_fd(r, fd);
     if (fd >= 0 && !is_stdin)
         close(fd);
-    if (e && fd >= 0 && shuf_mode)
-        cli_error("read error: %s", strerror(e));
+    if (e && fd >= 0)
+        cli_read_error(name, e);
     else if (e)
         cli_error("%s: %s", name, strerror(e));
     return e ? -1 : 0;
@@ -72,11 +70,11 @@ static int load_records(const struct shuf_opts *o, rf_records *r)
         for (int i = 0; i < o->n_operands && !e; i++)
             e = rf_records_add_record(r, o->operands[i], strlen(o->operands[i]));
     } else if (o->n_operands == 0) {
-        if (add_input(r, "-", o->shuf_mode) != 0)
+        if (add_input(r, "-") != 0)
             return -1;
     } else {
         for (int i = 0; i < o->n_operands; i++)
-            if (add_input(r, o->operands[i], o->shuf_mode) != 0)
+            if (add_input(r, o->operands[i]) != 0)
                 return -1;
     }
     if (!e)

@@ -161,17 +161,15 @@ static rf_engine_input *engine_inputs(const struct shuf_opts *o, size_t *n, unsi
 
 /* After a failed run: the message, and the output left as it was.  A write
  * error of the output is output_close's to report (a closed pipe too,
- * as shuf); a sink that failed otherwise has printed its message.  Under
- * the shuf name a read error is worded as GNU shuf words it. */
-static int failed(const struct shuf_opts *o, const rf_engine_error *err, struct cli_output *out,
-                  struct progress *p)
+ * as shuf); a sink that failed otherwise has printed its message. */
+static int failed(const rf_engine_error *err, struct cli_output *out, struct progress *p)
 {
     progress_done(p);
     const int sink = err->op == RF_ENGINE_OP_OUTPUT;
     if (sink && err->err > 0 && output_writer(out)->err)
         return output_close(out);
-    if (o->shuf_mode && err->op == RF_ENGINE_OP_READ) {
-        cli_error("read error: %s", strerror(err->err));
+    if (err->op == RF_ENGINE_OP_READ) {
+        cli_read_error(err->path, err->err);
     } else if (!sink || err->err != -1) {
         char msg[4096 + 256];
         rf_engine_error_message(err, msg, sizeof msg);
@@ -198,7 +196,7 @@ int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
         const rf_engine_sink sink = {out_begin, out_writer, out_room, out_advance, &out};
         rf_engine_error err;
         if (rf_engine_shuffle(&eo, in, n, &sink, &err) != RF_OK) {
-            status = failed(o, &err, &out, p);
+            status = failed(&err, &out, p);
         } else {
             progress_done(p);
             status = output_close(&out);

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "progress.h"
-
+#include "riffle_engine.h"
 #include "shuf.h"
 
 enum {
@@ -79,9 +79,9 @@ static const char usage_riffle[] =
     "                              only the shuffled lines after them\n"
     "      --memory=SIZE         use at most SIZE bytes of memory: an integer with an\n"
     "                              optional suffix K, M, G, T (powers of 1024, an\n"
-    "                              optional B after it), or N% of physical memory;\n"
-    "                              default: half of the memory riffle may use (the\n"
-    "                              machine's, its cgroup's limit, ulimit -v/-d).\n"
+    "                              optional B after it), or N% of the memory riffle\n"
+    "                              may use (the machine's, its cgroup's limit,\n"
+    "                              ulimit -v/-d); default: 50%.\n"
     "                              Inputs that do not fit are shuffled through\n"
     "                              temporary files\n"
     "  -T, --temporary-directory=DIR  put temporary files in DIR (default: $TMPDIR,\n"
@@ -234,30 +234,22 @@ static int on_count(struct shuf_opts *o, const char *arg, const char *name)
     return CLI_CONTINUE;
 }
 
-static uint64_t physical_memory(void)
-{
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0 || (uint64_t)pages > UINT64_MAX / (uint64_t)page)
-        return 0;
-    return (uint64_t)pages * (uint64_t)page;
-}
-
 static int bad_memory(const char *arg)
 {
     return cli_usage(NULL, "invalid memory size %s", cli_quote(arg));
 }
 
-/* N% of physical memory, 1 <= N <= 100. */
+/* N% of the memory riffle may use (rf_engine_usable_memory), 1 <= N <= 100. */
 static int memory_percent(const char *arg, uint64_t n, uint64_t *v)
 {
     if (n == 0 || n > 100)
         return bad_memory(arg);
-    const uint64_t phys = physical_memory();
-    if (!phys) {
-        cli_error("cannot find the size of physical memory for --memory=%s", arg);
+    const uint64_t mem = rf_engine_usable_memory();
+    if (!mem) {
+        cli_error("cannot find the size of memory for --memory=%s", arg);
         return CLI_FAIL;
     }
-    *v = phys / 100 * n + phys % 100 * n / 100;
+    *v = mem / 100 * n + mem % 100 * n / 100;
     return *v ? CLI_CONTINUE : bad_memory(arg);
 }
 

@@ -167,10 +167,13 @@ typedef struct rf_engine_options {
 /* The defaults above, with an all-zero key.  Does not allocate. */
 RF_API void rf_engine_options_init(rf_engine_options *o);
 
-/* Half of the memory this process may use: the smallest of the physical
- * memory, its cgroup's memory limit (v2 memory.max, v1
- * memory.limit_in_bytes, parents included) and RLIMIT_AS / RLIMIT_DATA.
- * 1 GiB when none of them says. */
+/* The memory this process may use: the smallest of the physical memory, its
+ * cgroup's memory limit (v2 memory.max, v1 memory.limit_in_bytes, parents
+ * included) and RLIMIT_AS / RLIMIT_DATA; 0 when none of them says. */
+RF_API uint64_t rf_engine_usable_memory(void);
+
+/* The budget when options say 0: half of rf_engine_usable_memory(), or
+ * 1 GiB when that is 0. */
 RF_API uint64_t rf_engine_default_memory(void);
 
 /* ------------------------------------------------------------------------ */

@@ -91,13 +91,19 @@ static uint64_t resource_limit(int resource)
     return (uint64_t)rl.rlim_cur;
 }
 
-uint64_t rf_engine_default_memory(void)
+uint64_t rf_engine_usable_memory(void)
 {
-    uint64_t m = physical_memory();
-    if (m == 0)
-        m = (uint64_t)2 << 30; /* the system does not say: 1 GiB of budget */
-    m = smaller(m, cgroup_memory());
+    const uint64_t phys = physical_memory();
+    uint64_t m = smaller(phys ? phys : UINT64_MAX, cgroup_memory());
     m = smaller(m, resource_limit(RLIMIT_AS));
     m = smaller(m, resource_limit(RLIMIT_DATA));
+    return m == UINT64_MAX ? 0 : m;
+}
+
+uint64_t rf_engine_default_memory(void)
+{
+    const uint64_t m = rf_engine_usable_memory();
+    if (m == 0)
+        return (uint64_t)1 << 30;
     return m / 2 > 0 ? m / 2 : 1;
 }

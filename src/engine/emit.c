@@ -19,7 +19,7 @@ static void on_progress(void *ctx, size_t done)
 static int sink_failed(struct engine *e, int advanced)
 {
     const int err = advanced ? advanced : e->sink->writer(e->sink->ctx)->err;
-    return err ? rfe_fail(e->err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, err) : 0;
+    return err ? rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, err) : 0;
 }
 
 /* Each part's records go to the threaded gather in one call, so its pipeline

@@ -76,7 +76,7 @@ static int open_input(struct engine *e, const rf_engine_input *in, int *own)
     *own = in->fd < 0;
     const int fd = in->fd >= 0 ? in->fd : open(in->name, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        rfe_fail(e->err, RF_EIO, RF_ENGINE_OP_INPUT, in->name, errno);
+        rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_INPUT, in->name, errno);
     return fd;
 }
 
@@ -90,7 +90,7 @@ static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in,
     *own = 0;
     if (in->data) {
         const int err = rf_records_add_bytes(r, in->data, in->size);
-        return err ? rfe_nomem(e->err) : 0;
+        return err ? rfi_engine_nomem(e->err) : 0;
     }
     if ((*fd = open_input(e, in, own)) < 0)
         return 1;
@@ -102,7 +102,7 @@ static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in,
     }
     const int err = rf_records_add_fd_max(r, *fd, limit, more);
     if (err)
-        rfe_fail(e->err, err == ENOMEM ? RF_ENOMEM : RF_EIO,
+        rfi_engine_fail(e->err, err == ENOMEM ? RF_ENOMEM : RF_EIO,
                  err == ENOMEM ? RF_ENGINE_OP_NONE : RF_ENGINE_OP_READ, in->name, err);
     if (err || !*more) {
         if (*own)
@@ -120,17 +120,13 @@ static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t 
     rf_records_init(&r, e->delim);
     rf_records_defer_index(&r); /* the engines count and find records themselves */
     const size_t limit = e->budget / 2 < SIZE_MAX ? (size_t)(e->budget / 2) : SIZE_MAX;
-    uint64_t read = 0; /* input bytes: r.size less the delimiters r inserted */
     int status = 1;
     rfi_engine_phase(e, RF_ENGINE_READ, e->size_hint);
     for (size_t i = 0; i < n; i++) {
         int fd, own, more;
-        const size_t before = r.size;
-        const int sealed = before > 0 && r.data[before - 1] != e->delim;
         if (add_input(e, &r, &in[i], limit, &fd, &own, &more) != 0)
             goto done;
-        read += r.size - before - (r.size > before ? (size_t)sealed : 0);
-        rfi_engine_progress(e, read);
+        rfi_engine_progress(e, r.size);
         if (more) { /* too big for memory: external from here on */
             struct reader rd;
             if (rfi_reader_open(&rd, in + i + 1, n - i - 1, e->delim, e->err) != 0) {
@@ -194,7 +190,7 @@ rf_status rf_engine_shuffle(const rf_engine_options *o, const rf_engine_input *i
         err = &local;
     memset(err, 0, sizeof *err);
     if (!usable(o, inputs, n, sink))
-        return rfe_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
     struct engine e = {
         .delim = o->delim,
         .header = o->header,
@@ -211,7 +207,7 @@ rf_status rf_engine_shuffle(const rf_engine_options *o, const rf_engine_input *i
     };
     const rf_status st = rf_keyed_order_init(&e.order, o->rng, o->key);
     if (st != RF_OK)
-        return rfe_status(err, st), st;
+        return rfi_engine_status(err, st), st;
     if (run(&e, inputs, n) == 0)
         rfi_watch_check(&e.inputs, err);
     rfi_watch_free(&e.inputs);

@@ -10,7 +10,7 @@
  *   - rfi_engine_external: records scattered by the top bits of their keys into
  *     temporary bucket files, then each bucket sorted in memory in turn (a
  *     bucket still too large is split again by the next bits).
- * Each returns 0, or 1 with the error recorded in e->err (rfe_fail); the
+ * Each returns 0, or 1 with the error recorded in e->err (rfi_engine_fail); the
  * sink's output is then to be discarded by the caller. */
 #ifndef RF_ENGINE_INTERNAL_H
 #define RF_ENGINE_INTERNAL_H
@@ -47,11 +47,11 @@ struct engine {
 
 /* Record the first error of a run in *err (later ones are consequences) and
  * return 1.  path may be NULL. */
-int rfe_fail(rf_engine_error *err, rf_status st, rf_engine_op op, const char *path, int errnum);
-/* rfe_fail for a failed allocation. */
-int rfe_nomem(rf_engine_error *err);
-/* rfe_fail for a status of a library call (RF_ENOMEM included). */
-int rfe_status(rf_engine_error *err, rf_status st);
+int rfi_engine_fail(rf_engine_error *err, rf_status st, rf_engine_op op, const char *path, int errnum);
+/* rfi_engine_fail for a failed allocation. */
+int rfi_engine_nomem(rf_engine_error *err);
+/* rfi_engine_fail for a status of a library call (RF_ENOMEM included). */
+int rfi_engine_status(rf_engine_error *err, rf_status st);
 
 /* Progress: phase `ph` begins (total bytes, 0 if unknown); done bytes of it
  * are done. */

@@ -112,7 +112,7 @@ static int io_error(const struct ext *x, unsigned long id, int err)
 {
     char name[PATH_MAX];
     file_name(x, id, name);
-    return rfe_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, name, err);
+    return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, name, err);
 }
 
 /* Tell the caller which files may exist: before each is created, so that
@@ -129,7 +129,7 @@ static int create_file(struct ext *x, unsigned long *id, int *fd)
     *id = x->files++;
     const int refused = announce(x);
     if (refused)
-        return rfe_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, x->dir, refused);
+        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, x->dir, refused);
     file_name(x, *id, name);
     *fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     return *fd < 0 ? io_error(x, *id, errno) : 0;
@@ -355,7 +355,7 @@ static int scatter_open(struct ext *x, struct scatter *s, unsigned shift, unsign
     s->mem = malloc(npieces * piece_bytes);
     s->pieces = calloc(npieces, sizeof *s->pieces);
     if (!s->mem || !s->pieces)
-        return rfe_nomem(x->e->err);
+        return rfi_engine_nomem(x->e->err);
     for (size_t j = 0; j < npieces; j++) {
         struct piece *p = &s->pieces[j];
         p->keys = (uint64_t *)(void *)(s->mem + j * piece_bytes);
@@ -430,7 +430,7 @@ static int add_start(const struct ext *x, struct bucket *b)
     if (c == b->starts_cap) {
         uint64_t *p = rfi_grow(b->starts, &b->starts_cap, sizeof *p, 16);
         if (!p)
-            return rfe_nomem(x->e->err);
+            return rfi_engine_nomem(x->e->err);
         b->starts = p;
     }
     b->starts[c] = b->bytes;
@@ -631,9 +631,9 @@ static int ready_report(const struct ext *x, const struct ready *rd)
     if (rd->err)
         return io_error(x, rd->err_id, rd->err);
     if (rd->nomem)
-        return rfe_nomem(x->e->err);
+        return rfi_engine_nomem(x->e->err);
     if (rd->st != RF_OK)
-        return rfe_status(x->e->err, rd->st);
+        return rfi_engine_status(x->e->err, rd->st);
     return 0;
 }
 
@@ -708,7 +708,7 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
         bits = 64 - used_bits;
     struct scatter *s = malloc(sizeof *s);
     if (!s)
-        return rfe_nomem(x->e->err);
+        return rfi_engine_nomem(x->e->err);
     int status = scatter_open(x, s, used_bits, bits);
     char rec_name[PATH_MAX], key_name[PATH_MAX];
     file_name(x, b->rec_id, rec_name);
@@ -832,7 +832,7 @@ static int make_dir(struct ext *x)
 {
     const char *base = x->e->tmpdir;
     if ((size_t)snprintf(x->dir, sizeof x->dir, "%s/riffle-XXXXXX", base) >= sizeof x->dir)
-        return rfe_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, base, ENAMETOOLONG);
+        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, base, ENAMETOOLONG);
     /* Announced under its real name with this thread's asynchronous signals
      * blocked, so that no signal handler can run between its creation and
      * the caller's registering it. */
@@ -847,7 +847,7 @@ static int make_dir(struct ext *x)
     if (!made || refused) {
         if (made)
             rmdir(x->dir);
-        return rfe_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_DIR, base, made ? refused : err);
+        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_DIR, base, made ? refused : err);
     }
     x->made = 1;
     return 0;
@@ -900,7 +900,7 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     size_t hlen = 0;
     int status = 1;
     if (!s)
-        return rfe_nomem(e->err);
+        return rfi_engine_nomem(e->err);
     raise_file_limit();
     if (make_dir(&x) != 0) {
         free(s);
@@ -924,7 +924,7 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
 done:;
     const int err = remove_dir(&x);
     if (err && status == 0)
-        status = rfe_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, x.dir, err);
+        status = rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, x.dir, err);
     free_starts(s);
     free(hbuf);
     free(s);

@@ -183,7 +183,7 @@ static int finish(struct engine *e, struct head *hd, uint64_t k, const unsigned 
     }
     const rf_status st = rf_keyed_sort(&e->order, a, hd->n, 1);
     if (st != RF_OK) {
-        rfe_status(e->err, st);
+        rfi_engine_status(e->err, st);
         goto done;
     }
     const size_t out = k < hd->n ? (size_t)k : hd->n;
@@ -194,7 +194,7 @@ static int finish(struct engine *e, struct head *hd, uint64_t k, const unsigned 
         status = rfi_engine_emit(e, &r, offs, out);
     goto done;
 oom:
-    rfe_nomem(e->err);
+    rfi_engine_nomem(e->err);
 done:
     free(a);
     rf_records_free(&r);
@@ -233,7 +233,7 @@ static int take(void *ctx, const struct walk_chunk *c)
         const unsigned char *rec = c->data + at;
         const unsigned char *end = memchr(rec, w->delim, c->len - at);
         if (offer(&w->hd, w->k, c->keys[i], rec, (size_t)(end - rec)) != 0)
-            return rfe_nomem(w->err);
+            return rfi_engine_nomem(w->err);
         item = i + 1;
         at = (size_t)(end - c->data) + 1;
         t = threshold(w);

@@ -112,7 +112,7 @@ int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *
     const size_t pieces = (size_t)((bytes + PIECE - 1) / PIECE);
     size_t *counts = malloc(pieces * sizeof *counts);
     if (!counts)
-        return rfe_nomem(e->err);
+        return rfi_engine_nomem(e->err);
     count_all(l, counts, pieces, e->threads);
     uint64_t delims = 0;
     for (size_t i = 0; i < pieces; i++)
@@ -122,7 +122,7 @@ int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *
     l->blocks = (l->m + BLOCK - 1) / BLOCK;
     if (!(l->starts = malloc(l->blocks * sizeof *l->starts))) {
         free(counts);
-        return rfe_nomem(e->err);
+        return rfi_engine_nomem(e->err);
     }
     find_blocks(l, counts, pieces);
     free(counts);
@@ -197,7 +197,7 @@ int rfi_engine_memory(struct engine *e, const rf_records *r, const struct layout
     int status = 1;
     if (header_bytes(l, &copy, &hb, &hl) != 0 ||
         !(order = malloc((m ? m : 1) * sizeof *order))) {
-        rfe_nomem(e->err);
+        rfi_engine_nomem(e->err);
         goto done;
     }
     if (rfi_engine_begin(e, hb, hl, k) != 0)
@@ -209,7 +209,7 @@ int rfi_engine_memory(struct engine *e, const rf_records *r, const struct layout
                                 e->threads, order)
           : RF_OK;
     if (st != RF_OK) {
-        rfe_status(e->err, st);
+        rfi_engine_status(e->err, st);
         goto done;
     }
     e->record_bytes = m ? (l->size - l->begin) / m : 0;

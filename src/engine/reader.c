@@ -26,7 +26,7 @@ int rfi_reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, 
     rd->op = RF_ENGINE_OP_INPUT;
     rd->buf = malloc(READ_BLOCK);
     if (!rd->buf)
-        return rfe_nomem(err);
+        return rfi_engine_nomem(err);
     rd->cap = READ_BLOCK;
     return 0;
 }
@@ -43,7 +43,7 @@ size_t rfi_reader_window(uint64_t budget)
 
 static int nomem(struct reader *rd)
 {
-    rfe_nomem(rd->err);
+    rfi_engine_nomem(rd->err);
     return -1;
 }
 
@@ -51,7 +51,7 @@ static int nomem(struct reader *rd)
 static int failed(struct reader *rd, int errnum, int reading)
 {
     const int input = rd->op == RF_ENGINE_OP_INPUT;
-    rfe_fail(rd->err, RF_EIO, input && reading ? RF_ENGINE_OP_READ : rd->op, rd->name, errnum);
+    rfi_engine_fail(rd->err, RF_EIO, input && reading ? RF_ENGINE_OP_READ : rd->op, rd->name, errnum);
     return -1;
 }
 

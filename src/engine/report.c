@@ -5,7 +5,7 @@
 
 #include "engine_internal.h"
 
-int rfe_fail(rf_engine_error *err, rf_status st, rf_engine_op op, const char *path, int errnum)
+int rfi_engine_fail(rf_engine_error *err, rf_status st, rf_engine_op op, const char *path, int errnum)
 {
     if (err->status != RF_OK)
         return 1; /* the first failure is the cause; later ones follow from it */
@@ -16,14 +16,14 @@ int rfe_fail(rf_engine_error *err, rf_status st, rf_engine_op op, const char *pa
     return 1;
 }
 
-int rfe_nomem(rf_engine_error *err)
+int rfi_engine_nomem(rf_engine_error *err)
 {
-    return rfe_fail(err, RF_ENOMEM, RF_ENGINE_OP_NONE, NULL, 0);
+    return rfi_engine_fail(err, RF_ENOMEM, RF_ENGINE_OP_NONE, NULL, 0);
 }
 
-int rfe_status(rf_engine_error *err, rf_status st)
+int rfi_engine_status(rf_engine_error *err, rf_status st)
 {
-    return rfe_fail(err, st, RF_ENGINE_OP_NONE, NULL, 0);
+    return rfi_engine_fail(err, st, RF_ENGINE_OP_NONE, NULL, 0);
 }
 
 void rfi_engine_phase(struct engine *e, rf_engine_phase ph, uint64_t total)
@@ -35,8 +35,9 @@ void rfi_engine_phase(struct engine *e, rf_engine_phase ph, uint64_t total)
         e->progress(e->progress_ctx, ph, 0, total);
 }
 
-/* done never passes a known total: the delimiters given to unterminated
- * inputs are not input bytes. */
+/* done never passes a known total: the bytes read count the delimiters
+ * given to unterminated inputs, which the total (the inputs' sizes) does
+ * not. */
 void rfi_engine_progress(struct engine *e, uint64_t done)
 {
     if (e->phase_total && done > e->phase_total)
@@ -50,7 +51,7 @@ int rfi_engine_begin(struct engine *e, const void *header, size_t len, uint64_t 
 {
     const rf_engine_sink *s = e->sink;
     const int r = s->begin(s->ctx, header, len, records);
-    return r ? rfe_fail(e->err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, r) : 0;
+    return r ? rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, r) : 0;
 }
 
 size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_t len)

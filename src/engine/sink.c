@@ -5,7 +5,7 @@ static int fd_begin(void *ctx, const void *header, size_t len, uint64_t records)
 {
     rf_fd_sink *s = ctx;
     (void)records;
-    return len > 0 ? rf_writer_put(&s->w, header, len) : 0;
+    return rf_writer_put(&s->w, header, len);
 }
 
 static rf_writer *fd_writer(void *ctx)

@@ -85,7 +85,7 @@ static int walk_block(struct engine *e, struct walk_keys *wk, const unsigned cha
         if (wk->avail == 0) {
             const rf_status st = rfi_walk_keys_more(wk, n);
             if (st != RF_OK)
-                return rfe_status(e->err, st);
+                return rfi_engine_status(e->err, st);
         }
         if (n > wk->avail) { /* the keys at hand end first: a shorter chunk */
             c = rf_delims_nth(p, c, delim, wk->avail - 1) + 1;
@@ -112,11 +112,11 @@ int rfi_engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn 
     int got = 1;
     if (st != RF_OK) {
         rfi_walk_keys_free(&wk);
-        return rfe_status(e->err, st);
+        return rfi_engine_status(e->err, st);
     }
     while ((got = rfi_reader_next(rd, &data, &len)) > 0) {
         if (header_left > 0 && take_header(e->delim, &header_left, &data, &len, hbuf, hlen)) {
-            rfe_nomem(e->err);
+            rfi_engine_nomem(e->err);
             break;
         }
         if (walk_block(e, &wk, data, len, fn, ctx) != 0)
@@ -153,7 +153,7 @@ int rfi_engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, vo
 {
     struct each w = {fn, ctx, e->delim, malloc(CHUNK * sizeof *w.ends)};
     if (!w.ends)
-        return rfe_nomem(e->err);
+        return rfi_engine_nomem(e->err);
     const int status = rfi_engine_walk_chunks(e, rd, each_record, &w, hbuf, hlen);
     free(w.ends);
     return status;

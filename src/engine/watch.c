@@ -18,12 +18,12 @@ int rfi_watch_add(struct watch *wl, int fd, int own, const char *name, rf_engine
     if (wl->n == wl->cap) {
         struct watched *w = rfi_grow(wl->w, &wl->cap, sizeof *w, 8);
         if (!w)
-            return rfe_nomem(err);
+            return rfi_engine_nomem(err);
         wl->w = w;
     }
     char *copy = strdup(name ? name : "");
     if (!copy)
-        return rfe_nomem(err);
+        return rfi_engine_nomem(err);
     wl->w[wl->n++] = (struct watched){copy,        own ? -1 : fd, st.st_dev, st.st_ino,
                                       st.st_size,  st.st_mtim,    st.st_ctim};
     return 0;
@@ -44,7 +44,7 @@ int rfi_watch_check(const struct watch *wl, rf_engine_error *err)
             continue;
         if (st.st_size != w->size || !same_time(st.st_mtim, w->mtime) ||
             !same_time(st.st_ctim, w->ctime))
-            return rfe_fail(err, RF_EIO, RF_ENGINE_OP_CHANGED, w->name, 0);
+            return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_CHANGED, w->name, 0);
     }
     return 0;
 }
