@@ -41,6 +41,13 @@ double audit_poisson_sf(uint64_t k, double lambda);
  * (p[k] = Pr[k positions with a[i+1] == a[i] + 1]).  n >= 1. */
 void audit_law_fixed_points(size_t n, double *p);
 void audit_law_rising(size_t n, double *p);
+/* The two ways audit_law_rising computes its law: the Eulerian recurrence,
+ * exact to rounding and O(n^2), for n <= AUDIT_RISING_EXACT_MAX_N (n >= 1),
+ * and beyond it an Edgeworth expansion, O(n), each cell within 0.01 / n^3
+ * of the exact law (n >= 64; audit_stats.c gives the derivation). */
+#define AUDIT_RISING_EXACT_MAX_N 2048
+void audit_law_rising_exact(size_t n, double *p);
+void audit_law_rising_edgeworth(size_t n, double *p);
 void audit_law_successions(size_t n, double *p);
 
 /* Pearson chi-square of observed counts against probabilities, pooling
