@@ -420,9 +420,17 @@ RF_API RF_NODISCARD rf_status rf_sample_weighted(rf_rng *g, const double *w, siz
  * sorted list of all n! permutations: the identity is 0 and the reversed
  * permutation n! - 1.  It is the Lehmer code read in the factorial number
  * system: rank = sum_i d_i (n-1-i)!, d_i = #{ j > i : p[j] < p[i] }.  Ranking
- * and unranking use a Fenwick tree (O(n log n) operations on the digits) plus
- * O(n) multiplications or divisions of the rank by small numbers (O(n^2 log
- * n) bit operations: instant for decks, slow beyond n ~ 10^5).
+ * and unranking find the digits with a Fenwick tree of counts (O(n log n)
+ * operations; P. M. Fenwick, Softw. Pract. Exper. 24(3), 1994).  The rank, a
+ * number of log2(n!) ~ n log2(n/e) bits, is assembled from the digits by a
+ * product tree -- segments of digits combined pairwise, V = V_left P_right +
+ * V_right with P the product of a segment's radices -- and taken apart by the
+ * matching remainder tree (quotients left, remainders right), with GMP's
+ * subquadratic multiplication and division (D. J. Bernstein, "Fast
+ * multiplication and its applications", MSRI Publ. 44, 2008).  So the cost is
+ * O(M(n log n) log n) bit operations, M that of a multiplication, instead of
+ * Horner's O(n^2 log n): 10^6 items rank or unrank in about a second and a
+ * half of one core, decimal conversion included (docs/BENCHMARKS_PERM.md).
  *
  * Invalid permutations: a value >= n or a repeated value gives RF_EINVAL with
  * *where (if non-NULL) set to the first position at which the problem is seen
