@@ -154,15 +154,13 @@ void audit_law_rising_exact(size_t n, double *p)
  *                                 + l4^2/1152 He7(z)) + O(n^-3)
  * (He_k the probabilists' Hermite polynomials; the expansion as in P. Hall,
  * The Bootstrap and Edgeworth Expansion, 1992, section 2.3 -- the terms of
- * order n^-1/2 and n^-3/2 carry odd cumulants and vanish here).  The upper
- * tail is computed through erfc so that cells far above the mean keep their
- * relative precision, and the lower one by symmetry. */
+ * order n^-1/2 and n^-3/2 carry odd cumulants and vanish here).  Q through
+ * erfc keeps the relative precision of the upper tail; callers use x >= n/2
+ * less a little, the lower tail following by symmetry. */
 static double irwin_hall_sf(size_t n, double x)
 {
-    const double nd = (double)n, mean = nd / 2.0;
-    if (x < mean)
-        return 1.0 - irwin_hall_sf(n, nd - x);
-    const double z = (x - mean) / sqrt(nd / 12.0), z2 = z * z;
+    const double nd = (double)n;
+    const double z = (x - nd / 2.0) / sqrt(nd / 12.0), z2 = z * z;
     const double l4 = -1.2 / nd, l6 = 48.0 / (7.0 * nd * nd);
     const double he3 = z * (z2 - 3.0);
     const double he5 = z * ((z2 - 10.0) * z2 + 15.0);
@@ -177,20 +175,26 @@ static double irwin_hall_sf(size_t n, double x)
  * volume of the slab k - 1 <= x_1 + ... + x_n < k of the unit cube (R. P.
  * Stanley, "Eulerian partitions of a unit hypercube", in Higher Combinatorics,
  * 1977; S. Tanny, Duke Math. J. 40, 1973): Pr[k rising sequences] =
- * Pr[k - 1 <= S_n < k].  The expansion above gives each cell within
- * 0.01 / n^3 of the exact law for n >= 64 (tests/audit/test_audit_stats.c
- * checks it over n = 64 .. 4096); a cell whose expansion is negative, far in
- * a tail where the true value is below that error, is set to zero.  O(n). */
+ * Pr[k - 1 <= S_n < k].  The law is symmetric (A(n,k) = A(n,n+1-k)), and the
+ * cells below the middle are taken from their mirror images so that both
+ * tails are differences of small upper-tail values, not of values near 1.
+ * The expansion above gives each cell within 0.01 / n^3 of the exact law for
+ * n >= 64 (tests/audit/test_audit_stats.c checks it over n = 64 .. 4096); a
+ * cell whose expansion is negative, far in a tail where the true value is
+ * below that error, is set to zero.  O(n). */
 void audit_law_rising_edgeworth(size_t n, double *p)
 {
     p[0] = 0.0;
-    double upper = irwin_hall_sf(n, 0.0);
-    for (size_t k = 1; k <= n; k++) {
-        const double next = irwin_hall_sf(n, (double)k);
-        const double cell = upper - next;
+    const size_t half = n / 2 + 1; /* the first k with 2k > n */
+    double above = irwin_hall_sf(n, (double)n);
+    for (size_t k = n; k >= half; k--) {
+        const double at = irwin_hall_sf(n, (double)(k - 1));
+        const double cell = at - above;
         p[k] = cell > 0.0 ? cell : 0.0;
-        upper = next;
+        above = at;
     }
+    for (size_t k = 1; k < half; k++)
+        p[k] = p[n + 1 - k];
 }
 
 void audit_law_rising(size_t n, double *p)
