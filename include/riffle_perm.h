@@ -429,8 +429,9 @@ RF_API RF_NODISCARD rf_status rf_sample_weighted(rf_rng *g, const double *w, siz
  * subquadratic multiplication and division (D. J. Bernstein, "Fast
  * multiplication and its applications", MSRI Publ. 44, 2008).  So the cost is
  * O(M(n log n) log n) bit operations, M that of a multiplication, instead of
- * Horner's O(n^2 log n): 10^6 items rank or unrank in about a second and a
- * half of one core, decimal conversion included (docs/BENCHMARKS_PERM.md).
+ * Horner's O(n^2 log n) (figures in docs/BENCHMARKS_PERM.md).  Unranking keeps
+ * the tree of radix products while it divides: O(n log^2 n) bits of GMP
+ * memory besides the scratch.
  *
  * Invalid permutations: a value >= n or a repeated value gives RF_EINVAL with
  * *where (if non-NULL) set to the first position at which the problem is seen
