@@ -11,8 +11,7 @@
  * (value V and radix product P each) combine as V = V_left P_right + V_right,
  * P = P_left P_right -- a product tree (D. J. Bernstein, "Fast multiplication
  * and its applications", in Algorithmic Number Theory, MSRI Publ. 44, 2008,
- * sections 12 and 18; the same split as subquadratic radix conversion, Knuth
- * TAOCP vol. 2, 4.4).  Ranking combines segments as a binary counter does, so
+ * sections 12 and 18).  Ranking combines segments as a binary counter does, so
  * that equal-sized neighbours meet and no digit array is needed; unranking
  * builds the tree of radix products and divides down it (a remainder tree),
  * each quotient going left and each remainder right.  With GMP's subquadratic
