@@ -10,8 +10,8 @@
  * digits are cut into segments of SEGMENT, and two neighbouring segments
  * (value V and radix product P each) combine as V = V_left P_right + V_right,
  * P = P_left P_right -- a product tree (D. J. Bernstein, "Fast multiplication
- * and its applications", in Algorithmic Number Theory, MSRI Publ. 44, 2008,
- * sections 12 and 18).  Ranking combines segments as a binary counter does, so
+ * and its applications", in Algorithmic Number Theory, MSRI Publ. 44, 2008:
+ * its product and remainder trees).  Ranking combines segments as a binary counter does, so
  * that equal-sized neighbours meet and no digit array is needed; unranking
  * builds the tree of radix products and divides down it (a remainder tree),
  * each quotient going left and each remainder right.  With GMP's subquadratic
