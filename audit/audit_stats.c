@@ -7,7 +7,7 @@
  * follow from it:  Pr[chi2_df >= x] = Q(df/2, x/2),  Pr[Pois(l) >= k] = P(k, l).
  * Reference values for the tests were computed independently with mpmath.
  *
- * The laws of a uniform permutation take O(n) at any n (one trial of a deck
+ * The laws of a uniform permutation cost O(n) for large n (one trial of a deck
  * of 10^6 must not wait on them): the rencontres and succession laws exactly,
  * the rising-sequence law exactly up to AUDIT_RISING_EXACT_MAX_N and by an
  * Edgeworth expansion beyond.
