@@ -519,8 +519,10 @@ static void decide(const audit_opts *o, audit_result *r, const plan *p, int *sto
     if (r->broken) {
         r->verdict = "broken";
         snprintf(r->reason, sizeof r->reason,
-                 "%llu outputs were not permutations of their input",
-                 (unsigned long long)r->broken);
+                 "%llu outputs were not permutations of their input (%llu killed at "
+                 "the timeout, %llu over the output limit)",
+                 (unsigned long long)r->broken, (unsigned long long)r->timed_out,
+                 (unsigned long long)r->over_output);
         *stop = 1;
     } else if (worst != NULL && best < level) {
         r->verdict = "biased";
