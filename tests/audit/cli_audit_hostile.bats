@@ -141,17 +141,17 @@ EOF
     [ "$status" -ne 1 ]
     [[ "$(cat "$T/stdin-was")" == "$long/riffle-audit."*/input ]]
     [ -z "$(ls -A "$long")" ]
-    TMPDIR="$T/none" run "$RIFFLE" audit --cmd=cat --trials=2
+    TMPDIR="$T/none" run timeout 20 "$RIFFLE" audit --cmd=cat --trials=2
     [ "$status" -eq 1 ]
     [[ "$output" == *"cannot make a temporary directory in '$T/none' (TMPDIR): No such file or directory"* ]]
 }
 
 @test "identical trials are never fair; too few to tell is inconclusive (exit 3)" {
     for t in $(seq 1 20); do
-        run "$RIFFLE" audit --cmd=cat --trials="$t"
+        run timeout 20 "$RIFFLE" audit --cmd=cat --trials="$t"
         [ "$status" -eq 2 ] || [ "$status" -eq 3 ]
     done
-    run "$RIFFLE" audit --cmd=cat --trials=2
+    run timeout 20 "$RIFFLE" audit --cmd=cat --trials=2
     [ "$status" -eq 3 ]
     [[ "$output" == *"verdict: inconclusive -- all 2 trials at n = 6 gave the same ordering; about --trials="*" per size would decide"* ]]
     run "$RIFFLE" audit --cmd=cat --trials=9
