@@ -69,8 +69,11 @@ no_marked_process() {
 }
 
 @test "background and setsid children of a trial do not outlive the audit" {
+    # (stderr to /dev/null: a survivor must not hold the output of `run` open,
+    # or a regression would hang the test instead of failing it)
     cat > "$T/spawner" << EOF
 #!/bin/sh
+exec 2> /dev/null
 "$T/marker-sleep" 1001 &
 setsid "$T/marker-sleep" 1002 &
 sh -c 'setsid "$T/marker-sleep" 1003 & exec "$T/marker-sleep" 1004' &
@@ -88,6 +91,7 @@ EOF
 @test "a signal to riffle kills the running trials and removes its files" {
     cat > "$T/slow" << EOF
 #!/bin/sh
+exec 2> /dev/null
 setsid "$T/marker-sleep" 1005 &
 "$T/marker-sleep" 1006 &
 : > "$T/started"
