@@ -541,9 +541,10 @@ static void finish(cmd_run *r, unsigned k)
                  (unsigned long long)r->limit);
         c->overflowed++;
         note_broken(c, s->trial, why);
-    } else if (WIFEXITED(status) && (WEXITSTATUS(status) == 127 ||
-                                     WEXITSTATUS(status) == 126) && s->len == 0) {
-        /* The shell could not find or run the command (XCU 2.8.2). */
+    } else if (c->use_shell && WIFEXITED(status) &&
+               (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 126) && s->len == 0) {
+        /* The shell could not find or run the command (XCU 2.8.2); without a
+         * shell, posix_spawnp reports exec's error itself. */
         c->cannot_run = WEXITSTATUS(status);
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         snprintf(why, sizeof why, WIFEXITED(status) ? "exit status %d" : "killed by signal %d",
