@@ -8,7 +8,9 @@
  *   audit_odometer.c  the draw-tree odometer (every sequence of bounded draws)
  *   audit_exact.c   exact enumeration (odometer, dynamic programmes)
  *   audit_trials.c  statistical mode: accumulate trials, run the tests
- *   audit_child.c     external shufflers (--cmd): run, check, parse
+ *   audit_power.c   what a test that found nothing could have found
+ *                   (noncentral chi-square)
+ *   audit_child.c     external shufflers (--cmd): run, contain, check, parse
  *   audit_report.c  text and JSON reports;  audit_html.c  HTML + SVG report
  * audit_internal.h declares the few inner steps that the tests also check.
  */
