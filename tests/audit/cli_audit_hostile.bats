@@ -251,3 +251,14 @@ assert "\x1b[31m\x01\ufffd\u00e9" in d["command"]["example"], d["command"]["exam
     [[ "$output" == *"--timeout=SECONDS"* ]]
     [[ "$output" == *"3"*"inconclusive"* ]]
 }
+
+@test "the timeout in force is reported: derived from the first trials, or given" {
+    run "$RIFFLE" audit --cmd="$RIFFLE audit --as-shuffler=fisher-yates" --n=4 \
+        --trials=12 --json
+    [ "$status" -ne 1 ]
+    [[ "$output" == *'"timeout_s": 10, "timeout_derived": true, "max_output": 4096,'* ]]
+    run "$RIFFLE" audit --cmd="$RIFFLE audit --as-shuffler=fisher-yates" --n=4 \
+        --trials=12 --timeout=3.5
+    [ "$status" -ne 1 ]
+    [[ "$output" == *"timeout 3.5 s (--timeout); output limit 4096 bytes"* ]]
+}
