@@ -199,7 +199,7 @@ static void svg_heatmap(FILE *f, const audit_size_result *sz)
 static void html_tests(FILE *f, const audit_size_result *sz)
 {
     fputs("<table><tr><th>test</th><th>statistic</th><th>df</th><th>p-value</th>"
-          "<th>adjusted</th><th>note</th></tr>\n", f);
+          "<th>adjusted</th><th>detectable w</th><th>note</th></tr>\n", f);
     for (int i = 0; i < AUDIT_T_COUNT; i++) {
         const audit_test *t = &sz->tests[i];
         fprintf(f, "<tr><td>%s</td>", t->name);
@@ -208,6 +208,10 @@ static void html_tests(FILE *f, const audit_size_result *sz)
                     t->df, t->pvalue, t->adjusted);
         else
             fputs("<td>-</td><td>-</td><td>-</td><td>-</td>", f);
+        if (isfinite(t->detectable_w))
+            fprintf(f, "<td>%.3g</td>", t->detectable_w);
+        else
+            fputs("<td>-</td>", f);
         fputs("<td>", f);
         html_text(f, t->note);
         fputs("</td></tr>\n", f);
