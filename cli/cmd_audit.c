@@ -480,8 +480,12 @@ static int powerful_enough(audit_result *r, double level, size_t m)
                 sqrt(audit_detectable_lambda(x->df, test_level, AUDIT_POWER) / x->nobs);
             best = fmin(best, x->detectable_w);
         }
-        if (sz->n < 2 || best <= AUDIT_PROMISED_W)
-            continue; /* one ordering only: nothing to find */
+        if (sz->n < 2) {
+            enough = 0; /* one ordering: every trial the same, nothing to test */
+            continue;
+        }
+        if (best <= AUDIT_PROMISED_W)
+            continue;
         enough = 0;
         const uint64_t need = trials_needed(sz, test_level, AUDIT_PROMISED_W);
         if (need > r->trials_to_decide)
@@ -502,6 +506,15 @@ static const audit_size_result *degenerate(const audit_result *r, double *log_p)
         }
     }
     return NULL;
+}
+
+/* A deck size of 1 (the smallest such n), or 0. */
+static size_t single_size(const audit_result *r)
+{
+    for (size_t s = 0; s < r->nsizes; s++)
+        if (r->sizes[s].n < 2)
+            return r->sizes[s].n ? r->sizes[s].n : 1;
+    return 0;
 }
 
 static void decide(const audit_opts *o, audit_result *r, const plan *p, int *stop)
@@ -548,6 +561,13 @@ static void decide(const audit_opts *o, audit_result *r, const plan *p, int *sto
     } else if (same != NULL || !enough) {
         r->verdict = "inconclusive";
         char why[128];
+        const size_t single = single_size(r);
+        if (single != 0 && r->trials_to_decide == 0) {
+            snprintf(r->reason, sizeof r->reason,
+                     "n = %zu has a single ordering: every trial is the same and no "
+                     "test can tell a fair shuffler from any other (use n >= 2)", single);
+            return;
+        }
         if (same != NULL)
             snprintf(why, sizeof why, "all %llu trials at n = %zu gave the same ordering",
                      (unsigned long long)same->trials, same->n);

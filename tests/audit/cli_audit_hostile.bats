@@ -161,6 +161,12 @@ EOF
     run "$RIFFLE" audit --cmd=cat --trials=9
     [ "$status" -eq 2 ]
     [[ "$output" == *"all 9 trials at n = 6 gave the same ordering"* ]]
+    # One card: every trial is necessarily the same; nothing can be tested.
+    run "$RIFFLE" audit --cmd=cat --n=1 --trials=50
+    [ "$status" -eq 3 ]
+    [[ "$output" == *"verdict: inconclusive -- n = 1 has a single ordering"* ]]
+    run "$RIFFLE" audit fisher-yates --n=1 --seed=1
+    [ "$status" -eq 3 ]
 }
 
 @test "inconclusive: a fair shuffler with too few trials, stated in text and JSON" {
