@@ -517,6 +517,31 @@ static size_t single_size(const audit_result *r)
     return 0;
 }
 
+/* In-process trials under --time-limit: in steps of TIMED_STEP trials, the
+ * clock read between them, each step on its own generator streams (batch
+ * numbers above those of untimed runs, whose seeded results stay as they
+ * are).  A time-limited run depends on the clock, so it is not reproducible. */
+#define TIMED_STEP ((uint64_t)1 << 16)
+#define TIMED_BATCH ((uint64_t)1 << 31) /* untimed batches are below 8 x 16 */
+#define TIMED_STEPS ((uint64_t)1 << 22) /* steps of one (look, size): 2^38 trials */
+static int add_builtin_timed(const audit_opts *o, const audit_algo *al, unsigned param,
+                             size_t look, size_t s, uint64_t target, audit_acc *acc,
+                             double start, int *time_up)
+{
+    for (uint64_t step = 0; acc->trials < target; step++) {
+        if (seconds_now() - start >= o->time_limit || step == TIMED_STEPS) {
+            *time_up = 1;
+            return 0;
+        }
+        const uint64_t more =
+            target - acc->trials < TIMED_STEP ? target - acc->trials : TIMED_STEP;
+        const uint64_t batch = TIMED_BATCH + (look * MAX_SIZES + s) * TIMED_STEPS + step;
+        if (add_trials(o, al, param, NULL, batch, more, acc) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static void decide(const audit_opts *o, audit_result *r, const plan *p, int *stop)
 {
     const audit_test *worst;
@@ -644,16 +669,16 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
         audit_acc_tests(&acc[s], r->sizes[s].tests);
     }
     int stop = 0;
-    for (size_t look = 0; look < p.nlooks && !stop; look++) {
-        if (!have_cmd && o->time_limit > 0.0 && look > 0 &&
-            seconds_now() - start >= o->time_limit) {
-            r->time_limited = 1;
-            break;
-        }
-        for (size_t s = 0; s < o->nsizes; s++) {
-            if (add_trials(o, al, param, have_cmd ? &cmd : NULL, look * MAX_SIZES + s,
-                           p.looks[look] - acc[s].trials, &acc[s]) != 0)
+    for (size_t look = 0; look < p.nlooks && !stop && !r->time_limited; look++) {
+        for (size_t s = 0; s < o->nsizes && !r->time_limited; s++) {
+            if (have_cmd || o->time_limit <= 0.0) {
+                if (add_trials(o, al, param, have_cmd ? &cmd : NULL, look * MAX_SIZES + s,
+                               p.looks[look] - acc[s].trials, &acc[s]) != 0)
+                    goto out;
+            } else if (add_builtin_timed(o, al, param, look, s, p.looks[look], &acc[s],
+                                         start, &r->time_limited) != 0) {
                 goto out;
+            }
             r->sizes[s] = (audit_size_result){.n = o->sizes[s], .trials = acc[s].trials,
                                               .acc = &acc[s]};
             audit_acc_tests(&acc[s], r->sizes[s].tests);

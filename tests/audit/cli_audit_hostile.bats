@@ -244,6 +244,13 @@ assert "\x1b[31m\x01\ufffd\u00e9" in d["command"]["example"], d["command"]["exam
     [[ "$output" == *"verdict: "* ]]
 }
 
+@test "--time-limit also ends a long in-process audit" {
+    run timeout 60 "$RIFFLE" audit fisher-yates --n=6 --trials=100000000000 \
+        --time-limit=0.5 --seed=1
+    [ "$status" -eq 0 ] || [ "$status" -eq 3 ]
+    [[ "$output" == *"time limit: 0.5 s reached; judged on the trials gathered"* ]]
+}
+
 @test "the limits are options of --cmd, checked" {
     run "$RIFFLE" audit fisher-yates --timeout=1
     [ "$status" -eq 1 ]
