@@ -5,8 +5,9 @@
  *
  * This header is the manual, as riffle.h is.  The `riffle` program's shuffle
  * is a client of it like any other: `riffle --seed=S FILE -o OUT` and a
- * program that calls rf_engine_shuffle with the key of seed S on FILE write
- * the same bytes.
+ * program that calls rf_engine_shuffle with the key rf_seed_text(S) on FILE
+ * write the same bytes; with --split=SPEC, the program writes what
+ * rf_split_sink writes for the plan rf_split_parse(SPEC).
  *
  * The order.  Record i after the header (counting from 0 across every input)
  * gets the key k_i of the keyed order (riffle.h, "Keyed order"); the records
@@ -97,8 +98,9 @@ RF_API rf_engine_input rf_engine_input_bytes(const void *data, size_t size, cons
  * -1 for a failure the sink reports itself.  A write error that sticks in the
  * writer's `err` stops the run as well.  The engine never flushes or closes
  * the sink: after a successful run the caller flushes and commits; after a
- * failure, it discards.  A sink that cuts the output into parts (the
- * program's --split) changes writers at part boundaries; room says where. */
+ * failure, it discards.  A sink that cuts the output into parts
+ * (rf_split_sink, "Splits") changes writers at part boundaries; room says
+ * where. */
 typedef struct rf_engine_sink {
     int (*begin)(void *ctx, const void *header, size_t len, uint64_t records);
     rf_writer *(*writer)(void *ctx);
@@ -149,7 +151,7 @@ typedef int rf_engine_temp_fn(void *ctx, const char *dir, unsigned long files);
 /* Fields may be set directly after rf_engine_options_init. */
 typedef struct rf_engine_options {
     rf_rng_kind rng;             /* generator of the keyed order: RF_RNG_CHACHA20 */
-    uint8_t key[RF_KEY_BYTES];   /* its key (rf_seed_u64, rf_seed_string, rf_seed_os) */
+    uint8_t key[RF_KEY_BYTES];   /* its key (rf_seed_text, rf_seed_u64, rf_seed_os...) */
     unsigned char delim;         /* record delimiter: '\n' */
     uint64_t header;             /* records kept first, in place: 0 */
     uint64_t count;              /* records to output after the header: RF_ENGINE_ALL */
