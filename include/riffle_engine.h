@@ -178,6 +178,17 @@ RF_API uint64_t rf_engine_usable_memory(void);
  * 1 GiB when that is 0. */
 RF_API uint64_t rf_engine_default_memory(void);
 
+/* A budget as every front end writes it (the program's --memory=SIZE): an
+ * integer of bytes with an optional suffix K, M, G or T (powers of 1024, either
+ * case) and then an optional B or b, e.g. "4096", "512M", "2GB", "8kB"; or
+ * "N%" (1 <= N <= 100), that percentage of rf_engine_usable_memory(), rounded
+ * down.  Nothing else: no sign, space, fraction or "KiB", and zero is not a
+ * budget.  Returns RF_OK with *bytes set; RF_EINVAL for anything else
+ * (malformed, zero, a size over 2^64-1, a percentage giving 0 bytes);
+ * RF_ERANGE for a well-formed "N%" when the usable memory is unknown
+ * (rf_engine_usable_memory() is 0). */
+RF_API RF_NODISCARD rf_status rf_engine_memory_parse(const char *text, uint64_t *bytes);
+
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
 /* ------------------------------------------------------------------------ */
