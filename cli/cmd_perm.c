@@ -195,7 +195,9 @@ static int eval_stdin(const rf_perm *p, const struct perm_opts *o, rf_writer *w)
     while (!bad && (tok = nums_token(&t, &err)))
         bad = eval_one(p, o, tok, w);
     if (!bad && err) {
-        cli_error("-: %s", strerror(err));
+        const int flushed = rf_writer_flush(w); /* what came before goes first */
+        (void)flushed;
+        nums_token_error(&t, err);
         bad = 1;
     }
     nums_tokens_free(&t);

@@ -206,7 +206,7 @@ static int items_from_stdin(struct items *it)
             bad = 1;
     nums_tokens_free(&t);
     if (bad || err) {
-        cli_error("-: %s", strerror(bad ? ENOMEM : err));
+        nums_token_error(&t, bad ? ENOMEM : err);
         return -1;
     }
     return 0;
@@ -389,13 +389,13 @@ static int unrank_stdin(const struct rank_opts *o)
     const char *tok = nums_token(&t, &err);
     char *rank = tok ? strdup(tok) : NULL;
     if (err || (tok && !rank))
-        cli_error("-: %s", strerror(err ? err : ENOMEM));
+        nums_token_error(&t, err ? err : ENOMEM);
     else if (!tok)
         cli_error("no rank given");
     else if ((tok = nums_token(&t, &err)) != NULL)
         cli_error("-: extra input %s after the rank", cli_quote(tok));
     else if (err)
-        cli_error("-: %s", strerror(err));
+        nums_token_error(&t, err);
     else
         status = unrank_print(rank, o);
     free(rank);

@@ -264,6 +264,14 @@ static int record_weight(struct sampler *sm, const char *s, size_t len, const ch
         sm->field = f;
         sm->field_cap = e - b + 1;
     }
+    /* A NUL would end the number's C string early: the bytes after it would
+     * pass unseen ("3\0x" read as 3). */
+    const char *nul = memchr(s + b, '\0', e - b);
+    if (nul) {
+        cli_error("%s:%llu:%zu: invalid byte '\\000'", file, (unsigned long long)line,
+                  (size_t)(nul - s) + 1);
+        return -1;
+    }
     memcpy(sm->field, s + b, e - b);
     sm->field[e - b] = '\0';
     char *end;
