@@ -62,3 +62,17 @@ flat() { tr '\n' ' ' | sed 's/ $//'; }
     printf 'a\0b 1\n' > "$T/d"
     "$RIFFLE" sample -n 1 -w 2 --seed=1 "$T/d" | cmp - "$T/d"
 }
+
+# ---- weights at the ends of the double range ----
+
+@test "sample: two equal subnormal weights are drawn half and half" {
+    printf 'a 1e-310\nb 1e-310\n' > "$T/w"
+    # fixed seeds: a binomial(200, 1/2) count, 70..130 is beyond 4 sigma
+    a=$(for s in $(seq 1 200); do "$RIFFLE" sample -n 1 -w 2 --seed=$s "$T/w"; done | grep -c '^a')
+    echo "first item chosen $a times of 200"
+    [ "$a" -ge 70 ]
+    [ "$a" -le 130 ]
+    # a huge weight first, then the tiny ones in their own ratio
+    printf 'h 1e308\nt 1e-310\n' > "$T/m"
+    [ "$("$RIFFLE" sample -n 2 -w 2 --seed=1 "$T/m" | flat)" = "h 1e308 t 1e-310" ]
+}
