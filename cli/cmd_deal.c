@@ -66,7 +66,7 @@ static int deal_help(void)
         "make a custom deck of those cards.\n"
         "\n"
         "  -d, --deck=N           52 (default) or 54 (with two jokers: BJ and RJ)\n"
-        "  -f, --deck-file=FILE   custom deck: one card per line of FILE\n"
+        "  -f, --deck-file=FILE   custom deck: one card per line of FILE (LF or CRLF)\n"
         "  -H, --hands=N          number of hands (default 4)\n"
         "      --players=N        the same as --hands\n"
         "  -c, --cards=N          cards per hand (default: the deck, less any --kitty,\n"
@@ -77,7 +77,8 @@ static int deal_help(void)
         "                         holdem     --players (default 6) x 2, and a 5-card board\n"
         "                         doudizhu   54 cards: 3 hands of 17 and a 3-card kitty\n"
         "  -u, --unicode          suit symbols: A\u2660 K\u2665 10\u2666 2\u2663\n"
-        "  -j, --json             JSON output\n"
+        "  -j, --json             JSON output (valid UTF-8: a byte of a card name\n"
+        "                           that is not UTF-8 is written as \\ufffd)\n"
         "      --rank             also print the number of the deal: the lexicographic\n"
         "                           rank of the whole deck in dealt order (`rank: N`,\n"
         "                           or \"rank\" in JSON, a string); `riffle unrank\n"
@@ -240,7 +241,8 @@ static int names_from_args(struct table *t, char **cards, int n)
     return 0;
 }
 
-/* One card per line; empty lines are skipped. */
+/* One card per line; a line may end in CRLF (the CR is not part of the
+ * name); empty lines are skipped. */
 static int names_from_file(struct table *t, const char *path)
 {
     const int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -253,7 +255,9 @@ static int names_from_file(struct table *t, const char *path)
         e = ENOMEM;
     for (size_t i = 0; !e && i < t->custom.n; i++) {
         const uint64_t off = t->custom.offs[i];
-        const size_t len = rf_records_length(&t->custom, off);
+        size_t len = rf_records_length(&t->custom, off);
+        if (len && t->custom.data[off + len - 1] == '\r')
+            len--;
         if (len == 0)
             continue;
         if (!(t->names[t->n++] = strndup((const char *)t->custom.data + off, len)))
@@ -321,17 +325,53 @@ static void hand_name(const struct table *t, const struct deal_opts *o, size_t h
         snprintf(buf, len, "%s %zu", t->hand_label ? t->hand_label : "hand", h + 1);
 }
 
-static void json_string(FILE *f, const char *s)
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629, section 4:
+ * no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
+static size_t utf8_length(const unsigned char *s)
 {
+    const unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF; /* the range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return n;
+}
+
+/* A JSON string (RFC 8259) that is always valid UTF-8: '"', '\\' and the
+ * control bytes escaped, well-formed UTF-8 copied, and each byte that is not
+ * part of well-formed UTF-8 (a card name from a Latin-1 file, say) written as
+ * \ufffd, U+FFFD REPLACEMENT CHARACTER -- as the Unicode Standard (section
+ * 3.9, "U+FFFD Substitution of Maximal Subparts") replaces them, one per
+ * byte here. */
+static void json_string(FILE *f, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
     fputc('"', f);
-    for (; *s; s++) {
-        const unsigned char c = (unsigned char)*s;
+    while (*s) {
+        const unsigned char c = *s;
+        const size_t n = utf8_length(s);
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c < 0x20)
             fprintf(f, "\\u%04x", c);
+        else if (n == 0)
+            fputs("\\ufffd", f);
         else
-            fputc(c, f);
+            fwrite(s, 1, n, f);
+        s += n ? n : 1;
     }
     fputc('"', f);
 }

@@ -76,3 +76,53 @@ flat() { tr '\n' ' ' | sed 's/ $//'; }
     printf 'h 1e308\nt 1e-310\n' > "$T/m"
     [ "$("$RIFFLE" sample -n 2 -w 2 --seed=1 "$T/m" | flat)" = "h 1e308 t 1e-310" ]
 }
+
+# ---- JSON ----
+
+# A strict parser: json.tool opens a file argument as UTF-8, strictly (on
+# standard input, under LC_ALL=C, it would take invalid bytes as surrogates).
+json_valid() { /usr/bin/python3 -m json.tool "$1" > /dev/null; }
+
+@test "deal -j: JSON always valid UTF-8, invalid bytes as U+FFFD" {
+    [ -x /usr/bin/python3 ] || skip "no /usr/bin/python3"
+    "$RIFFLE" deal -j --seed=1 -H 1 $'\xff' $'A\xe2\x99' $'\xe2\x99\xa0' $'\xed\xa0\x80' \
+        $'\xc0\xaf' $'\xf4\x90\x80\x80' 'q"\' $'t\tx' > "$T/j.json"
+    json_valid "$T/j.json"
+    # every card name, as the parser reads it back: each bad byte one U+FFFD,
+    # well-formed UTF-8 (U+2660) and escapes kept
+    /usr/bin/python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1], encoding="utf-8"))
+for c in sorted(d["hands"][0]["cards"]):
+    print(ascii(c))' "$T/j.json" > "$T/names"
+    cat > "$T/want" <<'EOT'
+'A\ufffd\ufffd'
+'q"\\'
+'t\tx'
+'\u2660'
+'\ufffd'
+'\ufffd\ufffd'
+'\ufffd\ufffd\ufffd'
+'\ufffd\ufffd\ufffd\ufffd'
+EOT
+    diff "$T/want" "$T/names"
+    # a --deck-file deck of Latin-1 names, with --rank
+    printf 'K\xf6nig\nDame\nBube\n' > "$T/deck"
+    "$RIFFLE" deal -j --rank --seed=2 -H 1 -f "$T/deck" > "$T/f.json"
+    json_valid "$T/f.json"
+    grep -q 'K\\ufffdnig' "$T/f.json"
+}
+
+@test "deal -f: the CR of CRLF lines is not part of the card names" {
+    printf 'AS\r\nKH\r\n\r\nQD\r\n' > "$T/crlf"
+    printf 'AS\nKH\nQD\n' > "$T/lf"
+    # the same deal, byte for byte, as from the LF file; no CR anywhere
+    "$RIFFLE" deal --seed=3 -H 3 -f "$T/crlf" > "$T/a"
+    "$RIFFLE" deal --seed=3 -H 3 -f "$T/lf" | cmp - "$T/a"
+    [ "$(grep -c $'\r' "$T/a")" -eq 0 ]
+    "$RIFFLE" deal -j --seed=3 -H 1 -f "$T/crlf" > "$T/j"
+    [ "$(grep -c '\\r' "$T/j")" -eq 0 ]
+    # --rank ranks 3 cards, not 4 (the CR-only line is empty)
+    [ "$("$RIFFLE" deal --rank --seed=3 -H 1 -f "$T/crlf" | sed -n 's/^rank: //p')" = \
+      "$("$RIFFLE" deal --rank --seed=3 -H 1 -f "$T/lf" | sed -n 's/^rank: //p')" ]
+}
