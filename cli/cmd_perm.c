@@ -3,10 +3,13 @@
  * rf_perm (riffle_perm.h) of [0, N) at given indices, forwards or backwards.
  *
  * The key is the one --seed gives a generator (cli_rng_key: rf_seed_u64 for a
- * decimal uint64, rf_seed_string otherwise; OS entropy without --seed), so for
- * N <= 2^20 (the table mode of --mode=auto) `riffle perm --size N --seed S i`
- * is line i (from 0) of `riffle -i 0-(N-1) --seed S`: both are rf_shuffle of
- * 0..N-1 with ChaCha20 keyed by that key, stream 0 (tests/cli/cli_perm.bats).
+ * decimal uint64, rf_seed_string otherwise; OS entropy without --seed).  For
+ * N > 2^20 --mode=auto is the SipHash cipher, and `riffle -i LO-HI --seed S`
+ * with HI - LO + 1 = N streams LO + p(0), LO + p(1), ... of this very p, keyed
+ * the same way whatever --rng (cli/cmd_shuf.c, run_range_perm).  Up to 2^20
+ * numbers -i shuffles its lines in the keyed order instead, and --mode=auto
+ * is an exact table: the two are unrelated there.  tests/cli/cli_parsers.bats
+ * holds both statements.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -65,8 +68,11 @@ static int perm_help(void)
         "                     multiply: a faster, non-cryptographic Feistel cipher\n"
         "      --help         display this help and exit\n"
         "\n"
-        "For N <= 2^20 with --mode=auto, the same seed gives the same order as\n"
-        "`riffle -i 0-(N-1) --seed=S`: p(i) is its line i (counting from 0).\n");
+        "For N > 2^20 (--mode=auto or siphash), p is the order in which\n"
+        "`riffle -i 0-(N-1) --seed=S` prints the numbers, whatever its --rng: p(i)\n"
+        "is its line i (counting from 0), and with -i LO-HI line i is LO + p(i).\n"
+        "Up to 2^20 numbers `riffle -i` shuffles them as lines (the keyed order of\n"
+        "`seq`'s output), which is not this p.\n");
 }
 
 /* N as a decimal, 1 <= N <= 2^64, into o->max = N - 1. */

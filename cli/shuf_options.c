@@ -108,7 +108,8 @@ static const char usage_riffle[] =
     "\n"
     "Without --seed or --random-source the generator is ChaCha20 keyed from the\n"
     "operating system.  With --seed, -n K prints exactly the first K lines of the\n"
-    "full shuffle, and a file, standard input and -e give the same output.\n";
+    "full shuffle, and a file, standard input, -e and -i (up to 2^20 numbers)\n"
+    "give the same output.\n";
 
 static const char usage_tail[] =
     "      --help        display this help and exit\n"

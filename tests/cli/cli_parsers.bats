@@ -144,3 +144,44 @@ EOT
     [ "$output" = "" ]
     "$RIFFLE" --seed=1 "$T/a" "$T/a" | cmp - "$T/out"
 }
+
+# ---- what the documentation promises about perm and -i ----
+
+@test "perm --help and the man page: above 2^20, line i of riffle -i is LO + p(i)" {
+    # the help states it
+    run "$RIFFLE" perm --help
+    [[ "$output" == *"For N > 2^20 (--mode=auto or siphash), p is the order in which"* ]]
+    N=1048577 # 2^20 + 1, the smallest range streamed through p
+    p=$("$RIFFLE" perm --size $N --seed=x $(seq 0 999) | flat)
+    [ "$p" = "$("$RIFFLE" perm --size $N --seed=x --mode=siphash $(seq 0 999) | flat)" ]
+    # -n K is the head of the whole output, whatever --rng
+    [ "$("$RIFFLE" -i 0-$((N - 1)) --seed=x | head -n 1000 | flat)" = "$p" ]
+    for rng in chacha20 xoshiro256++ pcg64; do
+        [ "$("$RIFFLE" -i 0-$((N - 1)) --seed=x --rng=$rng -n 1000 | flat)" = "$p" ]
+    done
+    # LO-HI: LO + p(i)
+    [ "$("$RIFFLE" -i 7-$((N + 6)) --seed=x -n 1000 | flat)" = \
+      "$(echo "$p" | tr ' ' '\n' | awk '{ print $1 + 7 }' | flat)" ]
+    # the whole 64-bit range, and a string seed
+    [ "$("$RIFFLE" -i 0-18446744073709551615 --seed=some-words -n 3 | flat)" = \
+      "$("$RIFFLE" perm --size 18446744073709551616 --seed=some-words 0 1 2 | flat)" ]
+    # the inverse: p^-1 of line i is i
+    [ "$("$RIFFLE" -i 0-$((N - 1)) --seed=x -n 5 | "$RIFFLE" perm --size $N --seed=x -I | flat)" = \
+      "0 1 2 3 4" ]
+}
+
+@test "up to 2^20 numbers, -i is the keyed order of seq's lines, not perm's table" {
+    N=1048576 # 2^20
+    [ "$("$RIFFLE" -i 0-$((N - 1)) --seed=x -n 1000 | flat)" = \
+      "$(seq 0 $((N - 1)) | "$RIFFLE" --seed=x -n 1000 | flat)" ]
+    [ "$("$RIFFLE" -i 0-$((N - 1)) --seed=x -n 1000 | flat)" != \
+      "$("$RIFFLE" perm --size $N --seed=x $(seq 0 999) | flat)" ]
+    # a file, standard input, -e and -i holding the same records: one output
+    seq 5 104 > "$T/in"
+    "$RIFFLE" --seed=9 -i 5-104 > "$T/i"
+    "$RIFFLE" --seed=9 "$T/in" | cmp - "$T/i"
+    "$RIFFLE" --seed=9 < "$T/in" | cmp - "$T/i"
+    "$RIFFLE" --seed=9 -e $(seq 5 104) | cmp - "$T/i"
+    # and -n K is the head of the full shuffle
+    "$RIFFLE" --seed=9 -i 5-104 -n 10 | cmp - <(head -n 10 "$T/i")
+}
