@@ -36,8 +36,9 @@ int cli_print_stdout(const char *text);
  * would overflow) with the array and *cap as they were. */
 void *cli_grow(void *items, size_t *cap, size_t size, size_t first);
 
-/* 'text' with quotes and unprintables escaped, as coreutils quotes in the C
- * locale.  Never NULL. */
+/* 'text' with quotes and unprintables escaped, as coreutils' quote() writes
+ * it: \u2018text\u2019 when the environment's locale (LC_ALL, LC_CTYPE,
+ * LANG) is UTF-8.  Never NULL. */
 const char *cli_quote(const char *s);
 
 /* Parse an unsigned decimal count the way coreutils' xstrtoumax does for shuf:

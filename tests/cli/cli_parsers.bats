@@ -185,3 +185,48 @@ EOT
     # and -n K is the head of the full shuffle
     "$RIFFLE" --seed=9 -i 5-104 -n 10 | cmp - <(head -n 10 "$T/i")
 }
+
+# ---- drop-in details ----
+
+# GNU shuf named "shuf" in its messages.
+gnu() { (exec -a shuf /usr/bin/shuf "$@"); }
+
+# The locales to compare in: C always, and the UTF-8 ones this machine has.
+utf8_locales() {
+    locale -a 2> /dev/null | grep -Eix 'c\.utf-?8|en_US\.utf-?8' | sort -u
+}
+
+@test "quote(): riffle's quotes are GNU shuf's in the C and UTF-8 locales" {
+    GNU=/usr/bin/shuf
+    "$GNU" --version 2> /dev/null | grep -q 'GNU coreutils' || skip "no GNU shuf to compare"
+    [ -n "$(utf8_locales)" ] || skip "no UTF-8 locale installed"
+    SHUF="$(dirname "$RIFFLE")/shuf"
+    : > "$T/EMPTY"
+    n=0
+    for loc in C $(utf8_locales); do
+        for a in x "it's" $'a\xe2\x80\x99b' $'\x01\x7f' $'\xc2\x85' $'\xe2\x80\x8b' 'a\b' \
+            $'\xe2\x80' $'\xe2\x80x' $'\xf0\x9f\x82\xa1' $'\xed\xa0\x80' '"q"' $'\xc2\xa0' \
+            $'\xe2\x80\x98' $'\n\t\r' $'x\xc3\xa9' $'\xff\xfe' ''; do
+            for args in "-n" "-i"; do
+                want=$(LC_ALL=$loc gnu $args "$a" -e 2>&1 || true)
+                got=$(LC_ALL=$loc "$SHUF" $args "$a" -e 2>&1 || true)
+                [ "$got" = "$want" ] || { echo "$loc shuf $args: got '$got' want '$want'"; false; }
+                # riffle's own name: the same quotes after its own prefix
+                got=$(LC_ALL=$loc "$RIFFLE" $args "$a" -e 2>&1 || true)
+                [ "$got" = "${want//shuf/riffle}" ] || { echo "$loc riffle $args: '$got'"; false; }
+                n=$((n + 1))
+            done
+        done
+        want=$(LC_ALL=$loc gnu --random-source="$T/EMPTY" -e a b 2>&1 || true)
+        [ "$(LC_ALL=$loc "$SHUF" --random-source="$T/EMPTY" -e a b 2>&1 || true)" = "$want" ]
+    done
+    # LANG and LC_CTYPE count too, LC_ALL first, LC_MESSAGES not
+    loc=$(utf8_locales | head -n 1)
+    [ "$(env -u LC_ALL LANG=$loc "$SHUF" -i x 2>&1 | head -n 1)" = "shuf: invalid input range: ‘x’" ]
+    [ "$(env -u LC_ALL LANG=C LC_CTYPE=$loc "$SHUF" -i x 2>&1 | head -n 1)" = \
+      "shuf: invalid input range: ‘x’" ]
+    [ "$(env LANG=$loc LC_ALL=C "$SHUF" -i x 2>&1 | head -n 1)" = "shuf: invalid input range: 'x'" ]
+    [ "$(env -u LC_ALL -u LANG LC_MESSAGES=$loc "$SHUF" -i x 2>&1 | head -n 1)" = \
+      "shuf: invalid input range: 'x'" ]
+    echo "$n messages compared"
+}
