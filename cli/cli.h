@@ -36,6 +36,13 @@ int cli_print_stdout(const char *text);
  * would overflow) with the array and *cap as they were. */
 void *cli_grow(void *items, size_t *cap, size_t size, size_t first);
 
+/* One rule for an option given more than once, in every command, GNU
+ * shuf's: a count (-n) keeps the smallest value, any other option may be
+ * repeated only with the same value.  cli_set_once stores arg in *slot, or,
+ * when *slot holds a different value, prints "multiple PLURAL specified"
+ * (shuf's "multiple output files specified") and returns CLI_FAIL. */
+int cli_set_once(const char **slot, const char *arg, const char *plural);
+
 /* 'text' with quotes and unprintables escaped, as coreutils' quote() writes
  * it: \u2018text\u2019 when the environment's locale (LC_ALL, LC_CTYPE,
  * LANG) is UTF-8.  Never NULL. */

@@ -194,6 +194,16 @@ const char *cli_quote(const char *s)
     return q;
 }
 
+int cli_set_once(const char **slot, const char *arg, const char *plural)
+{
+    if (*slot && strcmp(*slot, arg) != 0) {
+        cli_error("multiple %s specified", plural);
+        return CLI_FAIL;
+    }
+    *slot = arg;
+    return CLI_CONTINUE;
+}
+
 void *cli_grow(void *items, size_t *cap, size_t size, size_t first)
 {
     const size_t want = *cap ? *cap : first / 2;

@@ -41,6 +41,7 @@ struct deal_opts {
     uint64_t hands, per_hand, kitty;
     int have_hands, have_per_hand, have_kitty;
     const char *preset;
+    const char *deck_arg, *hands_arg, *per_hand_arg, *kitty_arg; /* as given */
     int unicode, json, rank;
     struct cli_rng_opts rng;
 };
@@ -120,32 +121,37 @@ static int number(const char *arg, const char *what, uint64_t *v, int *have)
 
 static int on_deal_option(struct deal_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->rng, c, arg, CLI_LAST_WINS);
+    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
     if (r != CLI_NOT_RNG)
         return r;
     uint64_t v;
     int dummy;
     switch (c) {
     case 'd':
-        if (number(arg, "deck", &v, &dummy) != CLI_CONTINUE)
+        if (cli_set_once(&o->deck_arg, arg, "decks") != CLI_CONTINUE ||
+            number(arg, "deck", &v, &dummy) != CLI_CONTINUE)
             return CLI_FAIL;
         if (v != 52 && v != 54)
             return cli_usage("deal", "invalid deck: %s (52 or 54)", cli_quote(arg));
         o->deck = (unsigned)v;
         return CLI_CONTINUE;
     case 'f':
-        o->deck_file = arg;
-        return CLI_CONTINUE;
+        return cli_set_once(&o->deck_file, arg, "deck files");
     case 'H':
     case OPT_PLAYERS:
+        if (cli_set_once(&o->hands_arg, arg, "hand counts") != CLI_CONTINUE)
+            return CLI_FAIL;
         return number(arg, "number of hands", &o->hands, &o->have_hands);
     case 'c':
+        if (cli_set_once(&o->per_hand_arg, arg, "card counts") != CLI_CONTINUE)
+            return CLI_FAIL;
         return number(arg, "number of cards", &o->per_hand, &o->have_per_hand);
     case 'k':
+        if (cli_set_once(&o->kitty_arg, arg, "kitty sizes") != CLI_CONTINUE)
+            return CLI_FAIL;
         return number(arg, "kitty size", &o->kitty, &o->have_kitty);
     case 'p':
-        o->preset = arg;
-        return CLI_CONTINUE;
+        return cli_set_once(&o->preset, arg, "presets");
     case 'u':
         o->unicode = 1;
         return CLI_CONTINUE;

@@ -31,6 +31,7 @@ struct perm_opts {
     int inverse;
     struct cli_rng_opts rng; /* --seed only: perm has no --rng or --random-source */
     rf_perm_mode mode;
+    const char *mode_arg;
     char **indices;
     int n_indices;
 };
@@ -101,17 +102,20 @@ static int parse_size(struct perm_opts *o)
 
 static int on_perm_option(struct perm_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->rng, c, arg, CLI_LAST_WINS);
+    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
     if (r != CLI_NOT_RNG)
         return r;
     switch (c) {
     case 's':
-        o->size_arg = arg;
+        if (cli_set_once(&o->size_arg, arg, "sizes") != CLI_CONTINUE)
+            return CLI_FAIL;
         return parse_size(o);
     case 'I':
         o->inverse = 1;
         return CLI_CONTINUE;
     case OPT_MODE:
+        if (cli_set_once(&o->mode_arg, arg, "modes") != CLI_CONTINUE)
+            return CLI_FAIL;
         if (rf_perm_mode_parse(arg, &o->mode) != RF_OK)
             return cli_usage("perm", "invalid mode %s (auto, table, siphash or multiply)",
                              cli_quote(arg));

@@ -121,8 +121,8 @@ static int parse_rank_opts(const char *cmd, int argc, char **argv, struct rank_o
         if (c == -1)
             break;
         if (c == 's') {
-            o->size_arg = optarg;
-            if (parse_size(cmd, optarg, &o->size) != CLI_CONTINUE)
+            if (cli_set_once(&o->size_arg, optarg, "sizes") != CLI_CONTINUE ||
+                parse_size(cmd, optarg, &o->size) != CLI_CONTINUE)
                 return CLI_FAIL;
         } else if (c == '1') {
             o->one_based = 1;

@@ -39,6 +39,7 @@ enum { OPT_HELP = CLI_OPT_FIRST_FREE };
 struct sample_opts {
     uint64_t count;
     int have_count;
+    const char *field_arg, *delim_arg; /* as given, for cli_set_once */
     int keep_order;
     size_t field;     /* 1-based weight field; 0: unweighted */
     int field_delim;  /* byte separating fields, or -1 for runs of blanks */
@@ -84,7 +85,8 @@ static int sample_help(void)
         "With no FILE, or when FILE is -, read standard input.  Several FILEs are\n"
         "read one after another, as one input.  Equal lines count separately.\n"
         "\n"
-        "  -n, --count=K          the number of lines to choose\n"
+        "  -n, --count=K          the number of lines to choose (repeated: the\n"
+        "                           smallest K)\n"
         "  -k, --keep-order       print the chosen lines in input order\n"
         "      --sorted           the same as --keep-order\n"
         "  -w, --weights=FIELD    weighted sampling: field FIELD (from 1) of each line\n"
@@ -120,7 +122,7 @@ static const struct option sample_longopts[] = {
 
 static int on_sample_option(struct sample_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->rng, c, arg, CLI_LAST_WINS);
+    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
     if (r != CLI_NOT_RNG)
         return r;
     uint64_t v;
@@ -129,18 +131,25 @@ static int on_sample_option(struct sample_opts *o, int c, const char *arg)
     case 'n':
         if (cli_parse_u64(arg, &v, &over) != 0)
             return cli_usage("sample", "invalid sample size %s", cli_quote(arg));
-        o->count = v; /* saturated when huge: all lines, as shuf -n */
+        /* saturated when huge: all lines, as shuf -n; repeated, the
+         * smallest wins, as in shuf */
+        if (!o->have_count || v < o->count)
+            o->count = v;
         o->have_count = 1;
         return CLI_CONTINUE;
     case 'k':
         o->keep_order = 1;
         return CLI_CONTINUE;
     case 'w':
+        if (cli_set_once(&o->field_arg, arg, "weight fields") != CLI_CONTINUE)
+            return CLI_FAIL;
         if (cli_parse_u64(arg, &v, &over) != 0 || over || v == 0 || v > SIZE_MAX)
             return cli_usage("sample", "invalid field number %s", cli_quote(arg));
         o->field = (size_t)v;
         return CLI_CONTINUE;
     case 'd':
+        if (cli_set_once(&o->delim_arg, arg, "delimiters") != CLI_CONTINUE)
+            return CLI_FAIL;
         if (strlen(arg) != 1)
             return cli_usage("sample", "the delimiter must be a single character");
         o->field_delim = (unsigned char)arg[0];

@@ -206,17 +206,6 @@ static int parse_count(const char *arg, const char *what, uint64_t *v)
     return CLI_CONTINUE;
 }
 
-/* Options that may be given twice only with the same value (as shuf's -o). */
-static int set_once(const char **slot, const char *arg, const char *msg)
-{
-    if (*slot && strcmp(*slot, arg) != 0) {
-        cli_error("%s", msg);
-        return CLI_FAIL;
-    }
-    *slot = arg;
-    return CLI_CONTINUE;
-}
-
 /* -n, --head-count or --header (`name`: see riffle_longopts). */
 static int on_count(struct shuf_opts *o, const char *arg, const char *name)
 {
@@ -296,7 +285,7 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
 {
     switch (c) {
     case 'T':
-        return set_once(&o->tmpdir, arg, "multiple temporary directories specified");
+        return cli_set_once(&o->tmpdir, arg, "temporary directories");
     case OPT_MEMORY:
         return parse_memory(arg, &o->memory);
     case OPT_THREADS:
@@ -315,10 +304,16 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
  * options whose code they share. */
 static int on_option(struct shuf_opts *o, int c, const char *arg, const char *name)
 {
-    if (strcmp(name, "split") == 0)
-        return set_once(&o->split_spec, arg, "multiple split specifications");
+    if (strcmp(name, "split") == 0) {
+        if (o->split_spec && strcmp(o->split_spec, arg) != 0) {
+            cli_error("multiple split specifications");
+            return CLI_FAIL;
+        }
+        o->split_spec = arg;
+        return CLI_CONTINUE;
+    }
     if (strcmp(name, "output-pattern") == 0)
-        return set_once(&o->output_pattern, arg, "multiple output patterns specified");
+        return cli_set_once(&o->output_pattern, arg, "output patterns");
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
                           c == OPT_PROGRESS || c == OPT_NO_PROGRESS))
         return on_riffle_option(o, c, arg);
@@ -339,7 +334,7 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     case 'n':
         return on_count(o, arg, name);
     case 'o':
-        return set_once(&o->output, arg, "multiple output files specified");
+        return cli_set_once(&o->output, arg, "output files");
     case 'r':
         o->repeat = 1;
         return CLI_CONTINUE;

@@ -230,3 +230,39 @@ utf8_locales() {
       "shuf: invalid input range: 'x'" ]
     echo "$n messages compared"
 }
+
+@test "a repeated option: one rule in every command, shuf's" {
+    seq 10 > "$T/ten"
+    # a count keeps the smallest value, in either order, as shuf -n does
+    for n in "-n 3 -n 5" "-n 5 -n 3" "--count=9 -n 3 --count=4"; do
+        [ "$("$RIFFLE" sample $n --seed=1 "$T/ten" | wc -l)" -eq 3 ]
+        [ "$("$RIFFLE" ${n//--count/--head-count} --seed=1 "$T/ten" | wc -l)" -eq 3 ]
+    done
+    [ "$("$RIFFLE" sample -n 5 -n 3 --seed=1 "$T/ten")" = \
+      "$("$RIFFLE" sample -n 3 --seed=1 "$T/ten")" ]
+    # any other option: the same value again is fine, another is an error
+    [ "$("$RIFFLE" perm -s 10 -s 10 --seed=1 --seed=1 3)" = "$("$RIFFLE" perm -s 10 --seed=1 3)" ]
+    check() { # EXPECTED-MESSAGE COMMAND...
+        local want=$1
+        shift
+        run "$RIFFLE" "$@"
+        [ "$status" -eq 1 ] || { echo "$* -> status $status"; false; }
+        [ "${lines[0]}" = "riffle: $want" ] || { echo "$* -> ${lines[0]}"; false; }
+    }
+    check "multiple sizes specified" perm -s 10 -s 20 1
+    check "multiple modes specified" perm -s 10 --mode=table --mode=siphash 1
+    check "multiple seeds specified" perm -s 10 --seed=1 --seed=2 1
+    check "multiple sizes specified" rank -s 3 --size=4 0 1 2
+    check "multiple sizes specified" unrank -s 3 -s 4 0
+    check "multiple seeds specified" sample -n 1 --seed=1 --seed=2 "$T/ten"
+    check "multiple generators specified" sample -n 1 --rng=pcg64 --rng=xoshiro256++ "$T/ten"
+    check "multiple weight fields specified" sample -n 1 -w 1 -w 2 "$T/ten"
+    check "multiple delimiters specified" sample -n 1 -w 1 -d , -d : "$T/ten"
+    check "multiple hand counts specified" deal -H 2 --players=3
+    check "multiple card counts specified" deal -c 2 -c 3
+    check "multiple kitty sizes specified" deal -k 2 -k 3
+    check "multiple decks specified" deal -d 52 -d 54
+    check "multiple presets specified" deal -p bridge -p holdem
+    check "multiple seeds specified" deal --seed=1 --seed=2
+    check "multiple seeds specified" --seed=1 --seed=2 -e a
+}
