@@ -16,6 +16,8 @@
 
 #include "cli.h"
 
+const char *cli_prog = "riffle";
+
 __attribute__((format(printf, 1, 0))) static void vmessage(const char *fmt, va_list ap)
 {
     fprintf(stderr, "%s: ", cli_prog);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -109,6 +110,7 @@ static const struct option deal_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_deal_options = {"deal", 0, "d:f:H:c:k:p:uj", deal_longopts};
 
 static int number(const char *arg, const char *what, uint64_t *v, int *have)
 {
@@ -505,7 +507,7 @@ static int parse_deal(int argc, char **argv, struct deal_opts *o)
 {
     memset(o, 0, sizeof *o);
     for (;;) {
-        const int c = getopt_long(argc, argv, "d:f:H:c:k:p:uj", deal_longopts, NULL);
+        const int c = getopt_long(argc, argv, cli_deal_options.shortopts, deal_longopts, NULL);
         if (c == -1)
             break;
         const int r = on_deal_option(o, c, optarg);

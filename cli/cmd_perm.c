@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "cmd_numbers.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -44,6 +45,7 @@ static const struct option perm_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_perm_options = {"perm", 0, "s:I", perm_longopts};
 
 static int perm_help(void)
 {
@@ -132,7 +134,7 @@ static int parse_perm(int argc, char **argv, struct perm_opts *o)
     memset(o, 0, sizeof *o);
     o->mode = RF_PERM_AUTO;
     for (;;) {
-        const int c = getopt_long(argc, argv, "s:I", perm_longopts, NULL);
+        const int c = getopt_long(argc, argv, cli_perm_options.shortopts, perm_longopts, NULL);
         if (c == -1)
             break;
         const int r = on_perm_option(o, c, optarg);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "cmd_numbers.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -96,6 +97,8 @@ static const struct option unrank_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_rank_options = {"rank", 0, "s:1c", rank_longopts};
+const struct cli_options cli_unrank_options = {"unrank", 0, "s:1cu", unrank_longopts};
 
 static int parse_size(const char *cmd, const char *arg, size_t *size)
 {
@@ -116,8 +119,8 @@ static int parse_rank_opts(const char *cmd, int argc, char **argv, struct rank_o
     const int unrank = strcmp(cmd, "unrank") == 0;
     memset(o, 0, sizeof *o);
     for (;;) {
-        const int c = getopt_long(argc, argv, unrank ? "s:1cu" : "s:1c",
-                                  unrank ? unrank_longopts : rank_longopts, NULL);
+        const struct cli_options *t = unrank ? &cli_unrank_options : &cli_rank_options;
+        const int c = getopt_long(argc, argv, t->shortopts, t->longopts, NULL);
         if (c == -1)
             break;
         if (c == 's') {

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "cmd_numbers.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -119,6 +120,7 @@ static const struct option sample_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_sample_options = {"sample", 0, "n:kw:d:z", sample_longopts};
 
 static int on_sample_option(struct sample_opts *o, int c, const char *arg)
 {
@@ -170,7 +172,7 @@ static int parse_sample(int argc, char **argv, struct sample_opts *o)
     o->delim = '\n';
     o->field_delim = -1;
     for (;;) {
-        const int c = getopt_long(argc, argv, "n:kw:d:z", sample_longopts, NULL);
+        const int c = getopt_long(argc, argv, cli_sample_options.shortopts, sample_longopts, NULL);
         if (c == -1)
             break;
         const int r = on_sample_option(o, c, optarg);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "progress.h"
 #include "riffle_engine.h"
 #include "shuf.h"
@@ -67,6 +68,8 @@ static const struct option shuf_longopts[] = {
     SHUF_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_riffle_options = {"", 0, "ei:n:o:rzT:", riffle_longopts};
+const struct cli_options cli_shuf_options = {"", 1, "ei:n:o:rz", shuf_longopts};
 
 static const char usage_riffle[] =
     "\n"
@@ -435,11 +438,11 @@ int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
     memset(o, 0, sizeof *o);
     o->shuf_mode = shuf_mode;
     o->delim = '\n';
-    const struct option *longopts = shuf_mode ? shuf_longopts : riffle_longopts;
+    const struct cli_options *t = shuf_mode ? &cli_shuf_options : &cli_riffle_options;
+    const struct option *longopts = t->longopts;
     for (;;) {
         int index = -1;
-        const int c = getopt_long(argc, argv, shuf_mode ? "ei:n:o:rz" : "ei:n:o:rzT:",
-                                  longopts, &index);
+        const int c = getopt_long(argc, argv, t->shortopts, longopts, &index);
         if (c == -1)
             break;
         const int r = on_option(o, c, optarg, index >= 0 ? longopts[index].name : "");
