@@ -48,6 +48,11 @@ int cli_set_once(const char **slot, const char *arg, const char *plural);
  * LANG) is UTF-8.  Never NULL. */
 const char *cli_quote(const char *s);
 
+/* A file name for "FILE: reason" messages, as coreutils' quotef() writes it:
+ * bare when a shell would read it unchanged (in.txt), else quoted ('a b',
+ * "it's", ''$'\377'); never NULL. */
+const char *cli_quote_file(const char *s);
+
 /* Parse an unsigned decimal count the way coreutils' xstrtoumax does for shuf:
  * leading blanks and '+' allowed, no sign '-', no suffix.  A value too large
  * for uint64 saturates to UINT64_MAX and sets *overflow.  Returns 0 on success,

@@ -38,7 +38,7 @@ void cli_read_error(const char *name, int err)
     if (strcmp(cli_prog, "shuf") == 0)
         cli_error("read error: %s", strerror(err));
     else
-        cli_error("%s: %s", name, strerror(err));
+        cli_error("%s: %s", cli_quote_file(name), strerror(err));
 }
 
 int cli_try_help(const char *cmd)
@@ -204,6 +204,96 @@ int cli_set_once(const char **slot, const char *arg, const char *plural)
     }
     *slot = arg;
     return CLI_CONTINUE;
+}
+
+/* Bytes that make a file name need quotes in a shell, and those that cannot
+ * stand inside double quotes as they are (gnulib's quotearg, whose special
+ * list this is; '#' and '~' only at the start). */
+static int shell_special(unsigned char c, int first)
+{
+    if ((c == '#' || c == '~') && first)
+        return 1;
+    return c != 0 && strchr("!\"$&'()*:;<=>?[\\^`| ", c) != NULL;
+}
+
+static int dquote_unsafe(unsigned char c)
+{
+    return c != 0 && strchr("!\"$&()*;<=>?[\\^`|", c) != NULL;
+}
+
+/* What the name needs: 0 nothing, 1 double quotes (it holds a single quote
+ * and nothing double quotes would change), 2 single quotes. */
+static int name_quoting(const char *s)
+{
+    if (!*s)
+        return 2;
+    int need = 0, squote = 0, dq_ok = 1;
+    for (const char *p = s; *p;) {
+        int printable;
+        const size_t n = char_at(p, &printable);
+        const unsigned char c = (unsigned char)*p;
+        if (!printable || (n == 1 && shell_special(c, p == s)))
+            need = 1;
+        if (!printable || (n == 1 && dquote_unsafe(c)))
+            dq_ok = 0;
+        squote |= c == '\'';
+        p += n;
+    }
+    return !need ? 0 : squote && dq_ok ? 1 : 2;
+}
+
+/* A file name as coreutils' quotef() writes it in "FILE: reason" messages
+ * (gnulib quotearg, shell_escape_quoting_style, ':' quoted): as it is when a
+ * shell would read it back unchanged, else "it's" when that is enough, else
+ * 'a b', with '\'' for a single quote and $'\ooo' (or $'\n') for each run of
+ * bytes that are not printable characters of the locale: ''$'\377''x'. */
+const char *cli_quote_file(const char *s)
+{
+    static char *ring[4];
+    static unsigned next;
+    int utf8;
+    const locale_t loc = message_locale(&utf8);
+    const locale_t old = uselocale(loc ? loc : LC_GLOBAL_LOCALE);
+    const int how = name_quoting(s);
+    char *q = how ? malloc(7 * strlen(s) + 4) : NULL;
+    if (!q) {
+        uselocale(old);
+        return s;
+    }
+    free(ring[next % 4]);
+    ring[next++ % 4] = q;
+    char *p = q;
+    if (how == 1) {
+        p += sprintf(p, "\"%s\"", s);
+        uselocale(old);
+        return q;
+    }
+    int in_escape = 0; /* inside $'...' */
+    *p++ = '\'';
+    while (*s) {
+        int printable;
+        const size_t n = char_at(s, &printable);
+        if (!printable) {
+            if (!in_escape)
+                p = stpcpy(p, "'$'");
+            in_escape = 1;
+            for (size_t i = 0; i < n; i++)
+                p = put_escape(p, (unsigned char)s[i]);
+        } else if (*s == '\'') {
+            p = stpcpy(p, "'\\''");
+            in_escape = 0;
+        } else {
+            if (in_escape)
+                p = stpcpy(p, "''");
+            in_escape = 0;
+            memcpy(p, s, n);
+            p += n;
+        }
+        s += n;
+    }
+    strcpy(p, "'");
+    uselocale(old);
+    return q;
 }
 
 void *cli_grow(void *items, size_t *cap, size_t size, size_t first)

@@ -272,7 +272,7 @@ static int names_from_file(struct table *t, const char *path)
             e = ENOMEM;
     }
     if (e)
-        cli_error("%s: %s", path, strerror(e));
+        cli_error("%s: %s", cli_quote_file(path), strerror(e));
     return e ? -2 : 0;
 }
 

@@ -345,7 +345,7 @@ static int feed_file(struct sampler *sm, const char *name, uint64_t *pos)
     const int is_stdin = strcmp(name, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(name, "r");
     if (!f) {
-        cli_error("%s: %s", name, strerror(errno));
+        cli_error("%s: %s", cli_quote_file(name), strerror(errno));
         return 1;
     }
     char *line = NULL;
@@ -372,7 +372,7 @@ static int feed_file(struct sampler *sm, const char *name, uint64_t *pos)
         ++*pos;
     }
     if (!bad && ferror(f)) {
-        cli_error("%s: %s", name, strerror(errno ? errno : EIO));
+        cli_error("%s: %s", cli_quote_file(name), strerror(errno ? errno : EIO));
         bad = 1;
     }
     free(line);

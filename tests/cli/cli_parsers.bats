@@ -266,3 +266,28 @@ utf8_locales() {
     check "multiple seeds specified" deal --seed=1 --seed=2
     check "multiple seeds specified" --seed=1 --seed=2 -e a
 }
+
+@test "quotef(): file names in messages quoted as GNU shuf quotes them" {
+    GNU=/usr/bin/shuf
+    "$GNU" --version 2> /dev/null | grep -q 'GNU coreutils' || skip "no GNU shuf to compare"
+    SHUF="$(dirname "$RIFFLE")/shuf"
+    cd "$T"
+    n=0
+    for loc in C $(utf8_locales); do
+        for name in nonexist 'a b' "it's" "it's \$x" "a'b\"c" '' $'a\nb' $'\x01' $'\t' \
+            $'\xc3\xa9x' $'x\xc3\xa9' $'\xffa b' $'\xe2\x80' $'x\xe2\x80\x99' "#x" "x#" "~x" \
+            "x~" x:y =x @x '{x}' ']x' '%+,-._' '!x' '$x' '&x' '(x)' '*x' ';x' '<x>' '?x' '[x' \
+            'x\y' '^x' '`x' '|x' '"x'; do
+            want=$(LC_ALL=$loc gnu "$name" 2>&1 || true)
+            got=$(LC_ALL=$loc "$SHUF" "$name" 2>&1 || true)
+            [ "$got" = "$want" ] || { echo "$loc shuf [$name]: got '$got' want '$want'"; false; }
+            # riffle's own name, the shuffle and sample alike
+            got=$(LC_ALL=$loc "$RIFFLE" "$name" 2>&1 || true)
+            [ "$got" = "${want/shuf:/riffle:}" ] || { echo "$loc riffle [$name]: '$got'"; false; }
+            got=$(LC_ALL=$loc "$RIFFLE" sample -n 1 "$name" 2>&1 || true)
+            [ "$got" = "${want/shuf:/riffle:}" ] || { echo "$loc sample [$name]: '$got'"; false; }
+            n=$((n + 1))
+        done
+    done
+    echo "$n names compared"
+}
