@@ -83,15 +83,16 @@ struct fixture {
 
 /* Inputs for every command: lines, NUL records, weights, a CRLF deck, a
  * permutation, a key of 40 bytes for --random-source. */
+#define FIXTURE(name, text) {name, text, sizeof text - 1}
 static const struct fixture fixtures[] = {
-    {"in", "a\nb\nc\nd\ne\n", 10},
-    {"empty", "", 0},
-    {"z", "a\0b\0c\0", 6},
-    {"w", "x 1\ny 2.5\nz 0\nt 1e-310\nh 1e308\n", 33},
-    {"deck", "AS\r\nKH\r\n\r\nQD\nJC\n\xff\n", 20},
-    {"perm", "3 1 0 2\n", 8},
-    {"key", "0123456789abcdefghijklmnopqrstuvwxyz-+=_", 40},
-    {"stdin", "1 0 2\n3\n", 8},
+    FIXTURE("in", "a\nb\nc\nd\ne\n"),
+    FIXTURE("empty", ""),
+    FIXTURE("z", "a\0b\0c\0"),
+    FIXTURE("w", "x 1\ny 2.5\nz 0\nt 1e-310\nh 1e308\n"),
+    FIXTURE("deck", "AS\r\nKH\r\n\r\nQD\nJC\n\xff\n"),
+    FIXTURE("perm", "3 1 0 2\n"),
+    FIXTURE("key", "0123456789abcdefghijklmnopqrstuvwxyz-+=_"),
+    FIXTURE("stdin", "1 0 2\n3\n"),
 };
 #define N_FIXTURES (sizeof fixtures / sizeof fixtures[0])
 
