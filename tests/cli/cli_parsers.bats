@@ -291,3 +291,13 @@ utf8_locales() {
     done
     echo "$n names compared"
 }
+
+@test "the man page's round trip: riffle rank of a one-hand deal, riffle unrank --cards back" {
+    hand=$("$RIFFLE" deal -H 1 --seed=3 | cut -d' ' -f3-)
+    rank=$("$RIFFLE" rank $hand)
+    # the number deal --rank prints for the same deal
+    [ "$("$RIFFLE" deal -H 1 --seed=3 --rank | tail -n 1)" = "rank: $rank" ]
+    [ "$("$RIFFLE" unrank --cards "$rank" | flat)" = "$hand" ]
+    # and from standard input, commas and newlines separating
+    [ "$(echo "$hand" | tr ' ' ',' | "$RIFFLE" rank)" = "$rank" ]
+}
