@@ -242,6 +242,37 @@ static int name_quoting(const char *s)
     return !need ? 0 : squote && dq_ok ? 1 : 2;
 }
 
+/* Write s single-quoted for a shell at out, without the closing quote;
+ * `escape`: the pass starts inside $'...'.  Returns the end, and in *escape
+ * whether the pass ended inside $'...'. */
+static char *shell_quote(char *out, const char *s, int *escape)
+{
+    char *p = out;
+    *p++ = '\'';
+    while (*s) {
+        int printable;
+        const size_t n = char_at(s, &printable);
+        if (!printable) {
+            if (!*escape)
+                p = stpcpy(p, "'$'");
+            *escape = 1;
+            for (size_t i = 0; i < n; i++)
+                p = put_escape(p, (unsigned char)s[i]);
+        } else if (*s == '\'') {
+            p = stpcpy(p, "'\\''");
+            *escape = 0;
+        } else {
+            if (*escape)
+                p = stpcpy(p, "''");
+            *escape = 0;
+            memcpy(p, s, n);
+            p += n;
+        }
+        s += n;
+    }
+    return p;
+}
+
 /* A file name as coreutils' quotef() writes it in "FILE: reason" messages
  * (gnulib quotearg, shell_escape_quoting_style, ':' quoted): as it is when a
  * shell would read it back unchanged, else "it's" when that is enough, else
@@ -255,43 +286,26 @@ const char *cli_quote_file(const char *s)
     const locale_t loc = message_locale(&utf8);
     const locale_t old = uselocale(loc ? loc : LC_GLOBAL_LOCALE);
     const int how = name_quoting(s);
-    char *q = how ? malloc(7 * strlen(s) + 4) : NULL;
+    char *q = how ? malloc(7 * strlen(s) + 8) : NULL;
     if (!q) {
         uselocale(old);
         return s;
     }
     free(ring[next % 4]);
     ring[next++ % 4] = q;
-    char *p = q;
     if (how == 1) {
-        p += sprintf(p, "\"%s\"", s);
-        uselocale(old);
-        return q;
+        sprintf(q, "\"%s\"", s);
+    } else {
+        /* gnulib scans a name holding a single quote once without writing
+         * it, then writes it; the second pass starts inside $'...' when the
+         * first ended there (its pending_shell_escape_end is not reset), so
+         * that shuf writes a'b<U+0001> as '''a'\''b'$'\001'.  Quirk for quirk. */
+        int escape = 0;
+        shell_quote(q, s, &escape);
+        if (!strchr(s, '\''))
+            escape = 0;
+        strcpy(shell_quote(q, s, &escape), "'");
     }
-    int in_escape = 0; /* inside $'...' */
-    *p++ = '\'';
-    while (*s) {
-        int printable;
-        const size_t n = char_at(s, &printable);
-        if (!printable) {
-            if (!in_escape)
-                p = stpcpy(p, "'$'");
-            in_escape = 1;
-            for (size_t i = 0; i < n; i++)
-                p = put_escape(p, (unsigned char)s[i]);
-        } else if (*s == '\'') {
-            p = stpcpy(p, "'\\''");
-            in_escape = 0;
-        } else {
-            if (in_escape)
-                p = stpcpy(p, "''");
-            in_escape = 0;
-            memcpy(p, s, n);
-            p += n;
-        }
-        s += n;
-    }
-    strcpy(p, "'");
     uselocale(old);
     return q;
 }

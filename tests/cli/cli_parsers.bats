@@ -277,7 +277,7 @@ utf8_locales() {
         for name in nonexist 'a b' "it's" "it's \$x" "a'b\"c" '' $'a\nb' $'\x01' $'\t' \
             $'\xc3\xa9x' $'x\xc3\xa9' $'\xffa b' $'\xe2\x80' $'x\xe2\x80\x99' "#x" "x#" "~x" \
             "x~" x:y =x @x '{x}' ']x' '%+,-._' '!x' '$x' '&x' '(x)' '*x' ';x' '<x>' '?x' '[x' \
-            'x\y' '^x' '`x' '|x' '"x'; do
+            'x\y' '^x' '`x' '|x' '"x' "it's é" $'a\'b\x01' $'\x01\'a\x02' $'a\'b\x01c\'d'; do
             want=$(LC_ALL=$loc gnu "$name" 2>&1 || true)
             got=$(LC_ALL=$loc "$SHUF" "$name" 2>&1 || true)
             [ "$got" = "$want" ] || { echo "$loc shuf [$name]: got '$got' want '$want'"; false; }
