@@ -28,6 +28,7 @@ struct nums_tokens {
     size_t col;
     int last;      /* the last byte read */
     int bad;       /* the byte refused, or -1 */
+    char where[48]; /* "-:LINE:COLUMN" of the token returned */
 };
 void nums_tokens_init(struct nums_tokens *t, FILE *f, int commas);
 const char *nums_token(struct nums_tokens *t, int *err);

@@ -166,9 +166,10 @@ static rf_perm *make_perm(const struct perm_opts *o)
     return NULL;
 }
 
-/* Evaluate one index token and write the result; 1 after a message. */
+/* Evaluate one index token and write the result; 1 after a message, which
+ * starts with `where` ("-:LINE:COLUMN: " for standard input, else ""). */
 static int eval_one(const rf_perm *p, const struct perm_opts *o, const char *tok,
-                    rf_writer *w)
+                    const char *where, rf_writer *w)
 {
     uint64_t i;
     int over;
@@ -180,15 +181,15 @@ static int eval_one(const rf_perm *p, const struct perm_opts *o, const char *tok
         (void)flushed;
     }
     if (bad_number) {
-        cli_error("invalid index %s", cli_quote(tok));
+        cli_error("%sinvalid index %s", where, cli_quote(tok));
         return 1;
     }
     if (over || i > o->max) {
         if (o->max == UINT64_MAX)
-            cli_error("index %s is out of range for size 18446744073709551616",
+            cli_error("%sindex %s is out of range for size 18446744073709551616", where,
                       cli_quote(tok));
         else
-            cli_error("index %s is out of range for size %llu", cli_quote(tok),
+            cli_error("%sindex %s is out of range for size %llu", where, cli_quote(tok),
                       (unsigned long long)o->max + 1);
         return 1;
     }
@@ -204,8 +205,11 @@ static int eval_stdin(const rf_perm *p, const struct perm_opts *o, rf_writer *w)
     nums_tokens_init(&t, stdin, 0);
     const char *tok;
     int err, bad = 0;
-    while (!bad && (tok = nums_token(&t, &err)))
-        bad = eval_one(p, o, tok, w);
+    char where[sizeof t.where + 2];
+    while (!bad && (tok = nums_token(&t, &err))) {
+        snprintf(where, sizeof where, "%s: ", t.where);
+        bad = eval_one(p, o, tok, where, w);
+    }
     if (!bad && err) {
         const int flushed = rf_writer_flush(w); /* what came before goes first */
         (void)flushed;
@@ -230,7 +234,7 @@ int cmd_perm(int argc, char **argv)
     rf_writer_init(&w, STDOUT_FILENO, buf, sizeof buf);
     int bad = 0;
     for (int k = 0; k < o.n_indices && !bad; k++)
-        bad = eval_one(p, &o, o.indices[k], &w);
+        bad = eval_one(p, &o, o.indices[k], "", &w);
     if (o.n_indices == 0)
         bad = eval_stdin(p, &o, &w);
     rf_perm_free(p);

@@ -20,6 +20,7 @@ void nums_tokens_init(struct nums_tokens *t, FILE *f, int commas)
     t->col = 0;
     t->last = 0;
     t->bad = -1;
+    t->where[0] = '\0';
 }
 
 void nums_tokens_free(struct nums_tokens *t)
@@ -76,6 +77,7 @@ const char *nums_token(struct nums_tokens *t, int *err)
     *err = 0;
     while ((c = next_byte(t)) != EOF && is_sep(t, c))
         ;
+    snprintf(t->where, sizeof t->where, "-:%llu:%zu", (unsigned long long)t->line, t->col);
     size_t len = 0;
     for (; c != EOF && !is_sep(t, c); c = next_byte(t)) {
         if (is_foreign(c)) {

@@ -301,3 +301,22 @@ utf8_locales() {
     # and from standard input, commas and newlines separating
     [ "$(echo "$hand" | tr ' ' ',' | "$RIFFLE" rank)" = "$rank" ]
 }
+
+@test "an item read from standard input is named by its line and column when it is wrong" {
+    run bash -c "printf '1\\n2\\n zz\\n' | '$RIFFLE' perm -s 10 --seed=1"
+    [ "$status" -eq 1 ]
+    [ "${lines[2]}" = "riffle: -:3:2: invalid index 'zz'" ]
+    run bash -c "printf '1 11\\n' | '$RIFFLE' perm -s 10 --seed=1"
+    [ "${lines[1]}" = "riffle: -:1:3: index '11' is out of range for size 10" ]
+    run bash -c "printf '0 1\\n 2,x\\n' | '$RIFFLE' rank"
+    [ "$output" = "riffle: -:2:4: invalid number 'x' (item 4)" ]
+    run bash -c "printf 'AS KH\\n\\tZZ\\n' | '$RIFFLE' rank"
+    [ "$output" = "riffle: -:2:2: invalid card 'ZZ' (item 3)" ]
+    run bash -c "printf '\\n\\n  x9\\n' | '$RIFFLE' unrank -s 3"
+    [ "$output" = "riffle: -:3:3: invalid rank 'x9'" ]
+    run bash -c "printf ' \\n 1 2' | '$RIFFLE' unrank -s 3"
+    [ "$output" = "riffle: -:2:4: extra input '2' after the rank" ]
+    # from the arguments, no position: the argument is the item
+    run "$RIFFLE" rank 0 x
+    [ "$output" = "riffle: invalid number 'x' (item 2)" ]
+}
