@@ -133,7 +133,17 @@ $(BUILD)/riffle.pc: riffle.pc.in include/riffle.h
 	@mkdir -p $(@D)
 	$(PC_SUBST) $< > $@
 
-tests: all $(TESTS)
+# The command-line fuzzer (fuzz/cli_argv.c): built from the program's objects
+# (all but main.c) for their option tables, run by tests/checks/check_cli_fuzz.sh.
+CLI_ARGV := $(BUILD)/cli_argv
+$(BUILD)/fuzz_cli/%.o: fuzz/%.c $(wildcard include/*.h cli/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Icli $(ALL_CFLAGS) -c -o $@ $<
+
+$(CLI_ARGV): $(BUILD)/fuzz_cli/cli_argv.o $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS)) $(AUDIT_LIB) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_DEPS)
+
+tests: all $(TESTS) $(if $(CLI_SRCS),$(CLI_ARGV))
 
 # The whole suite, ending in one line "N passed, N failed, N skipped".
 check:
