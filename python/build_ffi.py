@@ -8,11 +8,10 @@ call releases the GIL.  The module links the static libriffle.a (built with
 
 Usage: python3 python/build_ffi.py BUILD_DIR
   BUILD_DIR holds libriffle.a (the Makefile's $(BUILD)); the module is
-  written to python/riffle/ beside this package's Python files.
+  written to BUILD_DIR/python/riffle/ (`make python` copies it beside the
+  package's Python files, where PYTHONPATH=python finds it).
 """
-import glob
 import os
-import shutil
 import subprocess
 import sys
 
@@ -139,11 +138,7 @@ def main():
     )
     tmp = os.path.join(build, "python")
     os.makedirs(tmp, exist_ok=True)
-    built = ffi.compile(tmpdir=tmp, verbose=False)
-    dest = os.path.join(HERE, "riffle")
-    for old in glob.glob(os.path.join(dest, "_riffle.*.so")):
-        os.remove(old)
-    shutil.copy2(built, os.path.join(dest, os.path.basename(built)))
+    ffi.compile(tmpdir=tmp, verbose=False)
 
 
 if __name__ == "__main__":
