@@ -180,7 +180,7 @@ class Generator:
         return out.view(dtype).reshape(shape)
 
     def choice(self, a, k=None, replace=False):
-        """k items of a (an int n: range(n), up to 2**64; or an array-like:
+        """k items of a (an int n: range(n), n < 2**64; or an array-like:
         its rows), in random order.
 
         replace=False: k distinct items, each of the n!/(n-k)! orders equally
@@ -207,6 +207,8 @@ class Generator:
         else:
             if kk > n:
                 raise ValueError("cannot take %d items of %d without replacement" % (kk, n))
+            if n >= _U64:
+                raise ValueError("without replacement the population is at most 2**64 - 1")
             out = np.empty(kk, dtype=np.uint64)
             with self._lock:
                 check(lib.rf_sample(self._g, n, kk, ffi.from_buffer("uint64_t[]", out),
