@@ -212,7 +212,7 @@ def test_fairness_chi_square():
     assert len(counts) == 24
     e = trials / 24
     chi2 = sum((c - e) ** 2 / e for c in counts.values())
-    assert chi2 < 52.6  # chi-square, 23 degrees of freedom, p = 1e-4
+    assert chi2 < 57.3  # chi-square, 23 degrees of freedom, p = 1e-4 (Wilson-Hilferty)
     n, reps = 10, 20000
     table = np.zeros((n, n))
     a = np.arange(n)
@@ -222,7 +222,7 @@ def test_fairness_chi_square():
         table[np.arange(n), b] += 1
     e = reps / n
     chi2 = ((table - e) ** 2 / e).sum()
-    assert chi2 < 143.9  # 81 degrees of freedom, p = 1e-4
+    assert chi2 < 137.2  # 81 degrees of freedom, p = 1e-4
 
 
 def test_bad_arguments():
