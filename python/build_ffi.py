@@ -81,7 +81,8 @@ uint64_t rf_engine_default_memory(void);
 #define RF_ENGINE_ALL ...
 
 typedef struct rf_split { ...; } rf_split;
-typedef struct rf_split_error { ...; } rf_split_error;
+typedef enum rf_split_problem { RF_SPLIT_OK, ... } rf_split_problem;
+typedef struct rf_split_error { rf_split_problem problem; ...; } rf_split_error;
 rf_status rf_split_parse(rf_split *s, const char *spec, rf_split_error *err);
 void rf_split_free(rf_split *s);
 size_t py_split_parts(const rf_split *s);

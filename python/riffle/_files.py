@@ -320,7 +320,7 @@ def split_file(inputs, outputs, split, seed=None, memory=None, header=0,
         status = lib.py_run_split(run.c, a["key"], a["kind"], arr, len(paths), spl, fds,
                                   a["delim"], a["header"], a["count"], a["memory"],
                                   a["tmpdir"], a["threads"], err, serr, part)
-        if status != lib.RF_OK and run.exc is None and serr.problem != 0:
+        if status != lib.RF_OK and run.exc is None and serr.problem != lib.RF_SPLIT_OK:
             raise _split_error("split", str(split), serr)
         if status != lib.RF_OK:
             run.raise_error(status, err, names[part[0]] if part[0] < len(names) else None)
