@@ -8,6 +8,7 @@ Usage: PYTHONPATH=python /usr/bin/python3 bench/bench_python.py [options]
                   BIG file; generated with bench_lib.sh's bench_gen)
   --reps R        runs per figure, the median is reported (default 3)
   --build DIR     the build whose riffle program is timed (default build)
+  --shuffle-only  only the array shuffles (float64 at --n-big: a short run)
 
 Prints, for each contender, the median wall time and the ratio against
 riffle: Generator.shuffle of float64 and int64 arrays vs
@@ -164,6 +165,7 @@ def main():
     ap.add_argument("--file-size", type=int, default=10**9)
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
+    ap.add_argument("--shuffle-only", action="store_true")
     o = ap.parse_args()
     try:
         import torch
@@ -171,6 +173,9 @@ def main():
         torch = None
     header()
     print("command: %s" % " ".join(sys.argv))
+    if o.shuffle_only:
+        bench_shuffle(o.n_big, np.float64, o.reps, torch)
+        return
     for n in (10**6, o.n_big):
         for dtype in (np.float64, np.int64):
             bench_shuffle(n, dtype, o.reps, torch)

@@ -116,6 +116,18 @@ def test_integers_equal_riffle_r(cli, rng, seed):
         assert [int(v) for v in got] == want
 
 
+def test_integers_negative_and_wide_ranges():
+    a = riffle.Generator(4).integers(-5, 5, size=1000)
+    b = riffle.Generator(4).integers(0, 10, size=1000)
+    assert np.array_equal(a, b - 5) and a.dtype == np.int64
+    w = riffle.Generator(4).integers(-2**63, 2**63, size=10)
+    assert np.array_equal(w.view(np.uint64),
+                          riffle.Generator(4).integers(0, 2**64, size=10) ^ np.uint64(2**63))
+    assert riffle.Generator(4).integers(2**63, 2**64, size=3).dtype == np.uint64
+    with pytest.raises(ValueError):
+        riffle.Generator(4).integers(-1, 2**64)
+
+
 def test_integers_and_choice_share_the_stream(cli):
     g = riffle.Generator(9)
     a = [g.integers(100) for _ in range(5)] + [int(v) for v in g.choice(100, 5, True)]
