@@ -88,23 +88,33 @@ def bench_shuffle(n, dtype, reps, torch):
         print("  %-30s %9.3f s  %6.2f ns/elem  %5.2fx riffle" % (name, t, t / n * 1e9, t / t_r))
 
 
+def traced(fn):
+    """(peak bytes of Python allocations, RSS growth in KiB) while fn runs.
+    Timings are taken apart: tracing slows every allocation."""
+    gc.collect()
+    rss0 = rss_kib()
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak, rss_kib() - rss0
+
+
 def bench_permutation(reps):
     n = 10**9
     count = 1 << 22
-    gc.collect()
-    tracemalloc.start()
-    rss0 = rss_kib()
-    p = riffle.Permutation(n, seed=1)
     first = n // 3
+    holder = {}
+    peak, rss = traced(lambda: holder.update(p=riffle.Permutation(n, seed=1),
+                                             v=None))
+    p = holder["p"]
     t_range = median_time(lambda _: p[first:first + count], reps)
     idx = np.arange(first, first + count, dtype=np.int64)
     t_arr = median_time(lambda _: p[idx], reps)
     rnd = np.random.default_rng(2).integers(0, n, size=count // 4)
     t_rnd = median_time(lambda _: p[rnd], reps)
-    t_iter = median_time(lambda _: sum(1 for _ in zip(range(1 << 20), p)), 1)
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    rss1 = rss_kib()
+    t_iter = median_time(lambda _: sum(1 for _ in zip(range(1 << 20), p)), reps)
+    it_peak, _ = traced(lambda: sum(1 for _ in zip(range(1 << 20), p)))
     t_np7 = median_time(lambda _: np.random.default_rng(3).permutation(10**7), reps)
     print("\nPermutation(10**9), ns per index (median of %d):" % reps)
     print("  p[a:b], 2^22 consecutive (range kernel)  %6.2f" % (t_range / count * 1e9))
@@ -112,32 +122,28 @@ def bench_permutation(reps):
           % (t_arr / count * 1e9, t_arr / t_range))
     print("  p[index array], 2^20 random              %6.2f" % (t_rnd / (count // 4) * 1e9))
     print("  iter(p), 2^20 Python ints                %6.2f" % (t_iter / (1 << 20) * 1e9))
-    print("  memory: Python allocations peak %.1f MiB (the result arrays: 2 x 32 MiB);"
-          " RSS %+d KiB" % (peak / 2**20, rss1 - rss0))
+    print("  memory: Permutation(10**9) itself: Python allocations %d bytes, RSS %+d KiB;"
+          " iterating 2^20 indices: peak %.0f KiB" % (peak, rss, it_peak / 1024))
     print("  np.random.default_rng().permutation(10**7): %.3f s -> 10**9 projected >= %.0f s"
           " and 8 GB (the int64 result alone)" % (t_np7, t_np7 * 100))
-    return t_range / count
 
 
-def bench_sampler():
+def bench_sampler(reps):
     n = 10**9
-    gc.collect()
-    tracemalloc.start()
-    rss0 = rss_kib()
-    s = riffle.DistributedSampler(n, num_replicas=8, rank=3, seed=0)
-    s.set_epoch(1)
-    t = time.perf_counter()
-    k = 0
-    for _ in s:
-        k += 1
-        if k == 1 << 20:
-            break
-    t = time.perf_counter() - t
-    peak = tracemalloc.get_traced_memory()[1]
-    tracemalloc.stop()
-    print("\nDistributedSampler(10**9, 8 replicas): %.0f ns per index (2^20 indices);"
-          " Python allocations peak %.1f KiB, RSS %+d KiB; torch's randperm: 8 GB per rank"
-          % (t / k * 1e9, peak / 1024, rss_kib() - rss0))
+
+    def take():
+        s = riffle.DistributedSampler(n, num_replicas=8, rank=3, seed=0)
+        s.set_epoch(1)
+        k = 0
+        for _ in s:
+            k += 1
+            if k == 1 << 20:
+                break
+    t = median_time(lambda _: take(), reps)
+    peak, rss = traced(take)
+    print("\nDistributedSampler(10**9, 8 replicas), 2^20 indices of rank 3: %.0f ns per"
+          " index; Python allocations peak %.1f KiB, RSS %+d KiB (torch's randperm: 8 GB"
+          " per rank)" % (t / (1 << 20) * 1e9, peak / 1024, rss))
 
 
 def bench_file(size, build, reps):
@@ -180,7 +186,7 @@ def main():
         for dtype in (np.float64, np.int64):
             bench_shuffle(n, dtype, o.reps, torch)
     bench_permutation(o.reps)
-    bench_sampler()
+    bench_sampler(o.reps)
     bench_file(o.file_size, o.build, o.reps)
 
 

@@ -10,7 +10,7 @@ from ._riffle import ffi, lib
 _U64 = 1 << 64
 _I64_MAX = (1 << 63) - 1
 # Indices evaluated per library call when iterating.
-_BLOCK = 1 << 16
+_BLOCK = 1 << 12
 
 
 class Permutation:

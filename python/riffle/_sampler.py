@@ -7,7 +7,7 @@ from ._core import check, make_key
 from ._riffle import ffi, lib
 
 # Positions evaluated per library call while iterating.
-_BLOCK = 1 << 14
+_BLOCK = 1 << 12
 
 
 def _ceil_div(a, b):
