@@ -22,6 +22,7 @@ program on the same file.  A benchmark, not a test: no figure fails.
 import argparse
 import gc
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -100,7 +101,19 @@ def traced(fn):
     return peak, rss_kib() - rss0
 
 
-def bench_permutation(reps):
+def bench_perm_c(build, reps):
+    """bench_perm's rf_perm_at_range at N = 10^9 (siphash), ns per index, or
+    None when bench_perm is not built (make bench)."""
+    prog = os.path.join(build, "bench", "bench_perm")
+    if not os.access(prog, os.X_OK):
+        return None
+    out = subprocess.run([prog, "--count", "4000000", "--reps", str(reps)],
+                         capture_output=True, text=True).stdout
+    m = re.search(r"N = 10\^9\s+siphash\s+[\d.]+ \(\s*[\d.]+\)\s+([\d.]+)", out)
+    return float(m.group(1)) if m else None
+
+
+def bench_permutation(reps, build):
     n = 10**9
     count = 1 << 22
     first = n // 3
@@ -120,6 +133,12 @@ def bench_permutation(reps):
     print("  p[a:b], 2^22 consecutive (range kernel)  %6.2f" % (t_range / count * 1e9))
     print("  p[index array], 2^22 consecutive         %6.2f  (%.2fx the kernel)"
           % (t_arr / count * 1e9, t_arr / t_range))
+    c = bench_perm_c(build, reps)
+    if c:
+        print("  bench_perm's rf_perm_at_range (C, same run) %6.2f  -> index array / C: %.2fx"
+              % (c, t_arr / count * 1e9 / c))
+    else:
+        print("  (bench_perm not built: make bench, for the C figure)")
     print("  p[index array], 2^20 random              %6.2f" % (t_rnd / (count // 4) * 1e9))
     print("  iter(p), 2^20 Python ints                %6.2f" % (t_iter / (1 << 20) * 1e9))
     print("  memory: Permutation(10**9) itself: Python allocations %d bytes, RSS %+d KiB;"
@@ -185,7 +204,7 @@ def main():
     for n in (10**6, o.n_big):
         for dtype in (np.float64, np.int64):
             bench_shuffle(n, dtype, o.reps, torch)
-    bench_permutation(o.reps)
+    bench_permutation(o.reps, o.build)
     bench_sampler(o.reps)
     bench_file(o.file_size, o.build, o.reps)
 
