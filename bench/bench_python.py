@@ -51,6 +51,18 @@ def median_time(fn, reps, setup=None):
     return statistics.median(times)
 
 
+def median_cpu(fn, reps):
+    """Median CPU time of this process for reps calls of fn (after one
+    untimed call): steadier than wall time on a machine others load."""
+    fn()
+    times = []
+    for _ in range(reps):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
+    return statistics.median(times)
+
+
 def rss_kib():
     with open("/proc/self/status") as f:
         for line in f:
@@ -133,6 +145,20 @@ def bench_permutation(reps, build):
     print("  p[a:b], 2^22 consecutive (range kernel)  %6.2f" % (t_range / count * 1e9))
     print("  p[index array], 2^22 consecutive         %6.2f  (%.2fx the kernel)"
           % (t_arr / count * 1e9, t_arr / t_range))
+    # The kernel as bench_perm drives it (4096 consecutive indices a call,
+    # one output buffer), and the index-array path, in CPU time of this
+    # process: the like-for-like ratio.
+    from riffle._riffle import ffi, lib
+    out = np.empty(4096, dtype=np.uint64)
+    buf = ffi.from_buffer("uint64_t[]", out)
+
+    def kernel():
+        for f in range(first, first + count, 4096):
+            lib.rf_perm_at_range(p._p, f, 4096, buf)
+    c_kernel = median_cpu(kernel, reps)
+    c_arr = median_cpu(lambda: p[idx], reps)
+    print("  CPU time: rf_perm_at_range by 4096 %6.2f, p[index array] %6.2f  (%.2fx)"
+          % (c_kernel / count * 1e9, c_arr / count * 1e9, c_arr / c_kernel))
     c = bench_perm_c(build, reps)
     if c:
         print("  bench_perm's rf_perm_at_range (C, same run) %6.2f  -> index array / C: %.2fx"

@@ -90,16 +90,15 @@ class Permutation:
             else:
                 raise IndexError("indices must be integers")
         shape = a.shape
-        flat = a.reshape(-1)
-        if flat.dtype.kind == "i":
-            neg = flat < 0
-            if neg.any():
-                wide = flat.astype(object)
-                wide[neg] += self._n
-                if (wide < 0).any():
-                    raise IndexError("index out of range")
-                flat = np.array(wide, dtype=np.uint64)
-        u = np.ascontiguousarray(flat, dtype=np.uint64)
+        flat = np.ascontiguousarray(a.reshape(-1))
+        if flat.size and flat.dtype.kind == "i" and int(flat.min()) < 0:
+            wide = flat.astype(object)
+            wide[wide < 0] += self._n
+            if (wide < 0).any():
+                raise IndexError("index out of range")
+            flat = np.array(wide, dtype=np.uint64)
+        # non-negative int64 is read as uint64 in place: no copy
+        u = flat.view(np.uint64) if flat.dtype.itemsize == 8 else flat.astype(np.uint64)
         if u.size and int(u.max()) >= self._n:
             raise IndexError("index out of range")
         out = np.empty(u.size, dtype=np.uint64)
