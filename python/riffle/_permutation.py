@@ -50,8 +50,16 @@ class Permutation:
         if p == ffi.NULL:
             check(status[0], "cannot make the permutation")
         self._p = ffi.gc(p, lib.rf_perm_free)
+        self._args = (n, seed, mode)
         self._n = n
         self._dtype = np.int64 if n - 1 <= _I64_MAX else np.uint64
+
+    def __reduce__(self):
+        """Picklable when seeded (made again from n, seed and mode); an
+        OS-keyed permutation cannot be rebuilt elsewhere."""
+        if self._args[1] is None:
+            raise TypeError("cannot pickle a Permutation keyed by the operating system")
+        return (Permutation, self._args)
 
     @property
     def n(self):

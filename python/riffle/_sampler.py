@@ -91,6 +91,17 @@ class DistributedSampler:
             raise ValueError("the dataset is too large")
         self._seed_key = make_key(seed) if shuffle else None
 
+    def __getstate__(self):
+        """Picklable (for checkpoints and spawned processes): the key is
+        made again from the seed."""
+        state = dict(self.__dict__)
+        del state["_seed_key"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._seed_key = make_key(self.seed) if self.shuffle else None
+
     def set_epoch(self, epoch):
         """Set the epoch: epoch e's order is keyed by (seed, e)."""
         self.epoch = epoch

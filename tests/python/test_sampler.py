@@ -130,3 +130,15 @@ def test_real_dataloader_two_workers():
         assert sorted(set(union)) == list(range(n))  # every index, padding aside
         assert len(union) == 104 and len(set(union)) == n
     assert two[0] != two[1]
+
+
+def test_pickle_round_trip():
+    import pickle
+    s = riffle.DistributedSampler(1000, 4, 1, seed="run")
+    s.set_epoch(3)
+    t = pickle.loads(pickle.dumps(s))
+    assert list(t) == list(s) and t.epoch == 3
+    p = riffle.Permutation(10**9, "k")
+    assert pickle.loads(pickle.dumps(p))[0:10].tolist() == p[0:10].tolist()
+    with pytest.raises(TypeError):
+        pickle.dumps(riffle.Permutation(10))
