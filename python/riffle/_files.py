@@ -81,7 +81,6 @@ class _Run:
         self.c = lib.py_run_new()
         if self.c == ffi.NULL:
             raise MemoryError("cannot start the run")
-        self.handle = ffi.new_handle(self)
         _RUNS[int(ffi.cast("uintptr_t", self.c))] = self
 
     def close(self):
@@ -125,12 +124,12 @@ def py_on_progress(ctx, phase, done, total):
 
 
 def _temp_beside(output):
-    """An empty temporary file in output's directory: (fd, path)."""
+    """An empty temporary file in output's directory: [fd, path]."""
     out = os.fsencode(output)
     d, base = os.path.split(out)
     d = d or b"."
     fd, tmp = tempfile.mkstemp(prefix=b"." + base + b".", suffix=b".tmp", dir=d)
-    return fd, tmp
+    return [fd, tmp]
 
 
 def _engine_args(seed, rng, memory, header, delimiter, threads, count, tmpdir):
@@ -181,7 +180,7 @@ def shuffle_file(inputs, output, seed=None, memory=None, header=0, delimiter=b"\
     """
     paths = _paths(inputs)
     a = _engine_args(seed, rng, memory, header, delimiter, threads, count, tmpdir)
-    fd, tmp = _temp_beside(output)
+    temp = _temp_beside(output)
     committed = False
     run = None
     try:
@@ -189,43 +188,61 @@ def shuffle_file(inputs, output, seed=None, memory=None, header=0, delimiter=b"\
         cpaths = [ffi.new("char[]", p) for p in paths]
         arr = ffi.new("const char *[]", cpaths) if cpaths else ffi.NULL
         err = ffi.new("rf_engine_error *")
-        status = lib.py_run_shuffle(run.c, a["key"], a["kind"], arr, len(paths), fd,
+        status = lib.py_run_shuffle(run.c, a["key"], a["kind"], arr, len(paths), temp[0],
                                     a["delim"], a["header"], a["count"], a["memory"],
                                     a["tmpdir"], a["threads"], err)
         if status != lib.RF_OK:
             run.raise_error(status, err, output)
         if run.exc is not None:
             raise run.exc
-        _commit(fd, tmp, output)
+        _commit(temp, output)
         committed = True
     finally:
         ffi.memmove(a["key"], b"\0" * 32, 32)
         if run is not None:
             run.close()
         if not committed:
-            _discard(fd, tmp)
+            _discard(temp)
 
 
-def _commit(fd, tmp, output):
-    """Make the temporary file the output: permissions as a new file's
-    (umask), or the replaced output's, then fsync and rename."""
+def _umask():
+    """The process's umask, read without changing it (os.umask would, for a
+    moment, for every thread)."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except OSError:
+        pass
+    return 0o022
+
+
+def _commit(temp, output):
+    """Make the temporary file temp = [fd, path] the output: permissions as
+    a new file's (umask), or the replaced output's, then fsync, close (fd
+    set to -1) and rename."""
+    fd, tmp = temp
     try:
         mode = os.stat(output).st_mode & 0o7777
     except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
+        mode = 0o666 & ~_umask()
     os.fchmod(fd, mode)
     os.fsync(fd)
+    temp[0] = -1
     os.close(fd)
     os.replace(tmp, os.fsencode(output))
 
 
-def _discard(fd, tmp):
-    try:
-        os.close(fd)
-    except OSError:
-        pass
+def _discard(temp):
+    """Close and remove a temporary file [fd, path] that was not renamed."""
+    fd, tmp = temp
+    if fd >= 0:
+        temp[0] = -1
+        try:
+            os.close(fd)
+        except OSError:
+            pass
     try:
         os.unlink(tmp)
     except FileNotFoundError:
@@ -313,7 +330,7 @@ def split_file(inputs, outputs, split, seed=None, memory=None, header=0,
         run = _Run(progress)
         cpaths = [ffi.new("char[]", p) for p in paths]
         arr = ffi.new("const char *[]", cpaths) if cpaths else ffi.NULL
-        fds = ffi.new("int[]", [fd for fd, _ in temps])
+        fds = ffi.new("int[]", [t[0] for t in temps])
         err = ffi.new("rf_engine_error *")
         serr = ffi.new("rf_split_error *")
         part = ffi.new("size_t *")
@@ -326,13 +343,13 @@ def split_file(inputs, outputs, split, seed=None, memory=None, header=0,
             run.raise_error(status, err, names[part[0]] if part[0] < len(names) else None)
         if run.exc is not None:
             raise run.exc
-        for (fd, tmp), name in zip(temps, names):
-            _commit(fd, tmp, name)
+        for temp, name in zip(temps, names):
+            _commit(temp, name)
         committed = True
     finally:
         ffi.memmove(a["key"], b"\0" * 32, 32)
         if run is not None:
             run.close()
         if not committed:
-            for fd, tmp in temps:
-                _discard(fd, tmp)
+            for temp in temps:  # a renamed one is gone: nothing to remove
+                _discard(temp)

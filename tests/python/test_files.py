@@ -38,6 +38,9 @@ def test_shuffle_file_equals_riffle(cli, data, tmp_path, seed, memory):
                         progress=lambda ph, done, total: phases.append(ph))
     args = ["--seed=%s" % seed, str(big)] + (["--memory=%s" % memory] if memory else [])
     assert out.read_bytes() == cli(*args)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert os.stat(out).st_mode & 0o777 == 0o666 & ~umask
     if memory:  # external: scatter to bucket files, then shuffle bucket by bucket
         assert "scatter" in phases
     assert listing(tmp_path) == ["out.txt"]
