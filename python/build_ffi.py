@@ -100,6 +100,8 @@ void py_perm_gather(const rf_perm *p, const uint64_t *idx, size_t k, uint64_t *o
 void py_perm_inverse_gather(const rf_perm *p, const uint64_t *idx, size_t k, uint64_t *out);
 void py_perm_strided(const rf_perm *p, uint64_t n, uint64_t first, uint64_t step,
                      size_t k, int64_t *out);
+rf_status py_keyed_index(const uint8_t key[32], rf_rng_kind kind, uint64_t m,
+                         unsigned threads, uint64_t *idx);
 rf_status py_epoch_key(const uint8_t seed_key[32], uint64_t epoch, uint8_t key[32]);
 py_run *py_run_new(void);
 void py_run_free(py_run *r);

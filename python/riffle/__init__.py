@@ -8,6 +8,7 @@
                                            memory, independent of workers
     shuffle_file(inputs, output, ...)      the riffle program's shuffle of
     split_file(inputs, outputs, ...)       files larger than memory, splits
+    keyed_order(n, seed)                   the order riffle --seed gives n lines
 
 Seeds follow the riffle program's --seed rule, and seeded results equal the
 program's (docs/python.md says which call matches which command).  Importing
@@ -18,9 +19,10 @@ from ._generator import Generator
 from ._permutation import Permutation
 from ._sampler import DistributedSampler
 from ._files import shuffle_file, split_file, parse_memory
+from ._keyed import keyed_order
 
 __all__ = ["Generator", "Permutation", "DistributedSampler", "shuffle_file", "split_file",
-           "parse_memory", "library_version"]
+           "keyed_order", "parse_memory", "library_version"]
 __version__ = _ffi.string(_lib.rf_version()).decode()
 
 

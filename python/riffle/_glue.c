@@ -97,6 +97,26 @@ static rf_status py_epoch_key(const uint8_t seed_key[RF_KEY_BYTES], uint64_t epo
     return s;
 }
 
+/* ---- the keyed order ---- */
+
+static rf_status order_keys(void *ctx, uint64_t first, uint64_t *out, size_t n)
+{
+    return rf_keyed_keys(ctx, first, out, n);
+}
+
+/* idx[j] = the item in place j of the keyed order of m items (riffle.h):
+ * the order `riffle --seed` gives m records. */
+static rf_status py_keyed_index(const uint8_t key[RF_KEY_BYTES], rf_rng_kind kind,
+                                uint64_t m, unsigned threads, uint64_t *idx)
+{
+    rf_keyed_order o;
+    rf_status s = rf_keyed_order_init(&o, kind, key);
+    if (s == RF_OK)
+        s = rf_keyed_index(&o, m, order_keys, &o, threads, idx);
+    memset(&o, 0, sizeof o);
+    return s;
+}
+
 /* ---- engine runs ---- */
 
 /* Records between two calls of the sink's advance: how often a cancelled

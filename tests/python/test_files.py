@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 import riffle
@@ -208,3 +209,30 @@ def test_sigint_during_a_run_leaves_nothing(data, tmp_path):
         p.kill()
         p.wait()
     assert listing(tmp_path) == ["tmp"] and listing(tmpdir) == []
+
+
+@pytest.mark.parametrize("n", [0, 1, 10, 70_000])
+@pytest.mark.parametrize("seed", [42, "abc"])
+def test_keyed_order_is_the_order_of_riffle_seed(cli, tmp_path, n, seed):
+    """keyed_order(n, S) is the order riffle --seed=S gives n lines (across a
+    2^16-item block boundary too), and for n <= 2^20 that of -i 0-(n-1)."""
+    order = riffle.keyed_order(n, seed)
+    lines = tmp_path / "lines"
+    lines.write_bytes(b"".join(b"%d\n" % i for i in range(n)))
+    assert order.tolist() == [int(v) for v in cli("--seed=%s" % seed, str(lines)).split()]
+    if n:
+        assert order.tolist() == [int(v) for v in
+                                  cli("--seed=%s" % seed, "-i", "0-%d" % (n - 1)).split()]
+    assert sorted(order.tolist()) == list(range(n))
+
+
+def test_keyed_order_puts_an_array_beside_a_shuffled_file(tmp_path):
+    labels = np.arange(5000) * 3
+    src = tmp_path / "text"
+    src.write_bytes(b"".join(b"row %d\n" % i for i in range(5000)))
+    riffle.shuffle_file(src, tmp_path / "out", seed=8, memory="16K", threads=1,
+                        rng="pcg64")
+    rows = [int(l.split()[1]) for l in (tmp_path / "out").read_bytes().splitlines()]
+    assert (labels[riffle.keyed_order(5000, 8, rng="pcg64")] == np.array(rows) * 3).all()
+    assert riffle.keyed_order(5000, 8, threads=1).tolist() == \
+        riffle.keyed_order(5000, 8, threads=2).tolist()
