@@ -5,8 +5,9 @@
  *
  * This header is the manual, as riffle.h is.  The `riffle` program's shuffle
  * is a client of it like any other: `riffle --seed=S FILE -o OUT` and a
- * program that calls rf_engine_shuffle with the key of seed S on FILE write
- * the same bytes.
+ * program that calls rf_engine_shuffle with the key rf_seed_text(S) on FILE
+ * write the same bytes; with --split=SPEC, the program writes what
+ * rf_split_sink writes for the plan rf_split_parse(SPEC).
  *
  * The order.  Record i after the header (counting from 0 across every input)
  * gets the key k_i of the keyed order (riffle.h, "Keyed order"); the records
@@ -97,8 +98,9 @@ RF_API rf_engine_input rf_engine_input_bytes(const void *data, size_t size, cons
  * -1 for a failure the sink reports itself.  A write error that sticks in the
  * writer's `err` stops the run as well.  The engine never flushes or closes
  * the sink: after a successful run the caller flushes and commits; after a
- * failure, it discards.  A sink that cuts the output into parts (the
- * program's --split) changes writers at part boundaries; room says where. */
+ * failure, it discards.  A sink that cuts the output into parts
+ * (rf_split_sink, "Splits") changes writers at part boundaries; room says
+ * where. */
 typedef struct rf_engine_sink {
     int (*begin)(void *ctx, const void *header, size_t len, uint64_t records);
     rf_writer *(*writer)(void *ctx);
@@ -149,7 +151,7 @@ typedef int rf_engine_temp_fn(void *ctx, const char *dir, unsigned long files);
 /* Fields may be set directly after rf_engine_options_init. */
 typedef struct rf_engine_options {
     rf_rng_kind rng;             /* generator of the keyed order: RF_RNG_CHACHA20 */
-    uint8_t key[RF_KEY_BYTES];   /* its key (rf_seed_u64, rf_seed_string, rf_seed_os) */
+    uint8_t key[RF_KEY_BYTES];   /* its key (rf_seed_text, rf_seed_u64, rf_seed_os...) */
     unsigned char delim;         /* record delimiter: '\n' */
     uint64_t header;             /* records kept first, in place: 0 */
     uint64_t count;              /* records to output after the header: RF_ENGINE_ALL */
@@ -175,6 +177,17 @@ RF_API uint64_t rf_engine_usable_memory(void);
 /* The budget when options say 0: half of rf_engine_usable_memory(), or
  * 1 GiB when that is 0. */
 RF_API uint64_t rf_engine_default_memory(void);
+
+/* A budget as every front end writes it (the program's --memory=SIZE): an
+ * integer of bytes with an optional suffix K, M, G or T (powers of 1024, either
+ * case) and then an optional B or b, e.g. "4096", "512M", "2GB", "8kB"; or
+ * "N%" (1 <= N <= 100), that percentage of rf_engine_usable_memory(), rounded
+ * down.  Nothing else: no sign, space, fraction or "KiB", and zero is not a
+ * budget.  Returns RF_OK with *bytes set; RF_EINVAL for anything else
+ * (malformed, zero, a size over 2^64-1, a percentage giving 0 bytes);
+ * RF_ERANGE for a well-formed "N%" when the usable memory is unknown
+ * (rf_engine_usable_memory() is 0). */
+RF_API RF_NODISCARD rf_status rf_engine_memory_parse(const char *text, uint64_t *bytes);
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
@@ -301,22 +314,27 @@ RF_API void rf_split_names_free(char **names, size_t parts);
  * length of the whole sentence (as snprintf). */
 RF_API size_t rf_split_error_message(const rf_split_error *e, char *buf, size_t len);
 
-/* The sink of a split: the header into every part, the records into the
- * parts' descriptors fds[0..parts) by the plan of s for the `records` that
- * begin announces (so begin fails, with err filled, when counts do not fit
- * them), through buf[0..cap) (one buffer serves every part in turn: parts
- * are written one after another).  The parts' writes follow the sink
- * protocol: room() is what the current part still takes, and the sink moves
- * to the next part (header first) when it is full, and through any empty
- * parts.  `split` and `fds` are copied; the sink allocates (the plan, a copy
- * of the header), so release it with rf_split_sink_free.  s->sink is the sink
- * to pass; s must stay in place while it is used.
+/* The sink of a split: the header into every part, and the records into the
+ * parts' descriptors fds[0..parts), part i taking records [b(i), b(i+1)) of
+ * the plan rf_split_bounds(split, records) for the `records` that begin
+ * announces, all through buf[0..cap) (one buffer serves every part in turn:
+ * parts are written one after another).  room() is what the current part
+ * still takes; the sink moves to the next part, header first, when one is
+ * full, and through any empty parts.  begin returns EINVAL with s->error
+ * filled when the counts do not fit the records (RF_SPLIT_COUNTS_DIFFER or
+ * _EXCEED: the run then fails with RF_EIO, RF_ENGINE_OP_OUTPUT), or ENOMEM.
+ * A caller that breaks the protocol (records before begin, more than room)
+ * gets EINVAL, left in the writer too.  `split` and `fds` are copied; the
+ * sink allocates (the plan, a copy of the header): release it with
+ * rf_split_sink_free.  s->sink is the sink to pass; s must stay in place
+ * while it is used.
  *
- * After a successful run, rf_split_sink_finish starts any parts not reached
+ * After a successful run, rf_split_sink_finish starts the parts not reached
  * (an empty part is its header alone) and flushes; the descriptors are the
- * caller's to fsync and close.  The fields `cur` (the part written last:
- * after a write error, the failing one) and `error` (after begin failed) may
- * be read. */
+ * caller's to fsync and close.  So the program's --split writes, into its
+ * staging files, exactly what this sink writes.  Fields may be read, never
+ * written: `cur` is the part written last (after a write error, the failing
+ * one), `done` the records written, `error` why begin refused. */
 typedef struct rf_split_sink {
     rf_engine_sink sink;
     rf_writer w;
