@@ -78,6 +78,7 @@ typedef struct rf_engine_error {
 size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_t len);
 uint64_t rf_engine_usable_memory(void);
 uint64_t rf_engine_default_memory(void);
+rf_status rf_engine_memory_parse(const char *text, uint64_t *bytes);
 #define RF_ENGINE_ALL ...
 
 typedef struct rf_split { ...; } rf_split;

@@ -2,7 +2,6 @@
 import errno
 import operator
 import os
-import re
 import tempfile
 
 from ._core import make_key, rng_kind
@@ -19,36 +18,25 @@ def _phase_name(phase):
 
 
 def parse_memory(memory):
-    """A memory budget in bytes: an int, or a string as the program's
-    --memory takes it ("64M": digits, an optional K, M, G or T -- powers of
-    1024 -- and an optional B; "25%" of the memory this process may use).
+    """A memory budget in bytes: an int, or a string by the program's
+    --memory rule (rf_engine_memory_parse: "64M", "2GB", "8kB" -- K, M, G, T
+    are powers of 1024 -- or "25%" of the memory this process may use).
     None gives 0, the library's default (half of the usable memory)."""
     if memory is None:
         return 0
-    if isinstance(memory, (int,)) and not isinstance(memory, bool):
+    if isinstance(memory, int) and not isinstance(memory, bool):
         if memory < 1 or memory >= 1 << 64:
-            raise ValueError("memory must be a positive number of bytes")
+            raise ValueError("memory must be a positive number of bytes below 2**64")
         return memory
     if not isinstance(memory, str):
         raise TypeError("memory must be an int or a str such as '64M'")
-    m = re.fullmatch(r"([0-9]+)(%|[KkMmGgTt]?[Bb]?)", memory)
-    if not m:
+    out = ffi.new("uint64_t *")
+    status = lib.rf_engine_memory_parse(memory.encode(), out)
+    if status == lib.RF_ERANGE:
+        raise ValueError("cannot find the size of memory for %r" % memory)
+    if status != lib.RF_OK:
         raise ValueError("invalid memory size %r" % memory)
-    n, unit = int(m.group(1)), m.group(2)
-    if unit == "%":
-        if not 1 <= n <= 100:
-            raise ValueError("invalid memory size %r" % memory)
-        total = lib.rf_engine_usable_memory()
-        if total == 0:
-            raise ValueError("cannot find the size of memory for %r" % memory)
-        v = total // 100 * n + total % 100 * n // 100
-    else:
-        u = unit[:1].upper()
-        shift = 10 * "KMGT".index(u) + 10 if u and u in "KMGT" else 0
-        v = n << shift
-    if v < 1 or v >= 1 << 64:
-        raise ValueError("invalid memory size %r" % memory)
-    return v
+    return out[0]
 
 
 def _paths(inputs):

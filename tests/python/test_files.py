@@ -130,6 +130,11 @@ def test_bad_arguments(data, tmp_path):
     assert listing(tmp_path) == []
     assert riffle.parse_memory("64M") == 64 << 20 and riffle.parse_memory("2GB") == 2 << 30
     assert riffle.parse_memory(123) == 123 and riffle.parse_memory("5b") == 5
+    assert riffle.parse_memory("8kB") == 8192 and riffle.parse_memory("1T") == 1 << 40
+    assert 0 < riffle.parse_memory("25%") <= riffle.parse_memory("100%")
+    for bad in ["1.5G", "-1", " 5", "5KiB", "101%", "", "0"]:
+        with pytest.raises(ValueError):
+            riffle.parse_memory(bad)
 
 
 class Stop(Exception):
