@@ -161,4 +161,5 @@ class Permutation:
             first += count
 
     def __contains__(self, v):
+        """Whether v is a value of p: an integer in range(n)."""
         return isinstance(v, (int, np.integer)) and 0 <= v < self._n

@@ -74,6 +74,9 @@ class DistributedSampler:
             n = len(n_or_dataset)
         if n < 0:
             raise ValueError("the dataset size must be >= 0")
+        if seed is None:
+            # an OS key differs on every rank: the shares would overlap
+            raise ValueError("seed cannot be None: every rank must use the same seed")
         self.n = n
         self.num_replicas = num_replicas
         self.rank = rank

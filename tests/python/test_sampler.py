@@ -98,6 +98,8 @@ def test_errors_like_torch():
         riffle.DistributedSampler(10, 2, 2)
     with pytest.raises(ValueError, match="Invalid rank"):
         riffle.DistributedSampler(10, 2, -1)
+    with pytest.raises(ValueError, match="same seed"):
+        riffle.DistributedSampler(10, 2, 0, seed=None)
     code = ("import riffle\n"
             "try:\n    riffle.DistributedSampler(10)\n"
             "except (RuntimeError, ValueError) as e:\n    print('refused', type(e).__name__)\n")
