@@ -168,10 +168,11 @@ def shuffle_file(inputs, output, seed=None, memory=None, header=0, delimiter=b"\
     """
     paths = _paths(inputs)
     a = _engine_args(seed, rng, memory, header, delimiter, threads, count, tmpdir)
-    temp = _temp_beside(output)
+    temp = None
     committed = False
     run = None
     try:
+        temp = _temp_beside(output)
         run = _Run(progress)
         cpaths = [ffi.new("char[]", p) for p in paths]
         arr = ffi.new("const char *[]", cpaths) if cpaths else ffi.NULL
@@ -189,7 +190,7 @@ def shuffle_file(inputs, output, seed=None, memory=None, header=0, delimiter=b"\
         ffi.memmove(a["key"], b"\0" * 32, 32)
         if run is not None:
             run.close()
-        if not committed:
+        if not committed and temp is not None:
             _discard(temp)
 
 
