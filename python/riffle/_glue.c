@@ -73,12 +73,41 @@ static void py_perm_inverse_gather(const rf_perm *p, const uint64_t *idx, size_t
 /* The distributed sampler's positions: out[j] = p(q mod n) for q = first +
  * j*step, the list of n permuted indices continued by its own head (torch's
  * padding rule).  n = max + 1 of p; q never overflows (the caller keeps it
- * below 2^63). */
+ * below 2^63).  A single rf_perm_at is latency-bound (riffle_perm.h), so for
+ * a small step the whole span of positions goes through the vector kernel
+ * and every step-th value is kept: step kernel values cost less than one
+ * scalar evaluation up to STRIDE_KERNEL_MAX (measured: BENCHMARKS_PYTHON.md,
+ * "DistributedSampler"). */
+#define STRIDE_KERNEL_MAX 2
+#define STRIDE_SPAN 1024
+
+static size_t strided_by_kernel(const rf_perm *p, uint64_t n, uint64_t first, uint64_t step,
+                                size_t k, int64_t *out)
+{
+    uint64_t buf[STRIDE_SPAN];
+    size_t j = 0;
+    while (j < k) {
+        const uint64_t q = first + j * step;
+        if (q >= n)
+            break; /* the padding: the caller's scalar loop */
+        size_t take = k - j;
+        if (take > STRIDE_SPAN / step)
+            take = STRIDE_SPAN / step;
+        if ((n - 1 - q) / step + 1 < take)
+            take = (size_t)((n - 1 - q) / step + 1); /* stay below n */
+        rf_perm_at_range(p, q, (take - 1) * step + 1, buf);
+        for (size_t t = 0; t < take; t++)
+            out[j + t] = (int64_t)buf[t * step];
+        j += take;
+    }
+    return j;
+}
+
 static void py_perm_strided(const rf_perm *p, uint64_t n, uint64_t first, uint64_t step,
                             size_t k, int64_t *out)
 {
-    uint64_t q = first;
-    for (size_t j = 0; j < k; j++, q += step)
+    size_t j = step <= STRIDE_KERNEL_MAX ? strided_by_kernel(p, n, first, step, k, out) : 0;
+    for (uint64_t q = first + j * step; j < k; j++, q += step)
         out[j] = (int64_t)rf_perm_at(p, q % n);
 }
 

@@ -67,6 +67,23 @@ def test_unshuffled_equals_torch(n, replicas, drop_last):
     assert torch  # imported
 
 
+@pytest.mark.parametrize("n", [1, 5, 1000, 2**20 + 3])
+def test_one_global_order_for_every_replica_count(n):
+    """Every replica count cuts the same global order of the epoch (small
+    counts read it through the vector kernel, larger ones position by
+    position): the interleaved shares agree on their first n positions."""
+    def merged(replicas):
+        ss = [riffle.DistributedSampler(n, replicas, r, seed="g") for r in range(replicas)]
+        for s in ss:
+            s.set_epoch(1)
+        per = [s.indices() for s in ss]
+        return np.stack(per, axis=1).reshape(-1)[:n]
+    ref = merged(1)
+    assert sorted(ref.tolist()) == list(range(n))
+    for replicas in [2, 3, 4, 5, 8]:
+        assert np.array_equal(merged(replicas), ref)
+
+
 def test_epochs_and_seeds():
     def order(seed, epoch):
         s = riffle.DistributedSampler(1000, 1, 0, seed=seed)
