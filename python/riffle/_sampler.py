@@ -43,8 +43,8 @@ class DistributedSampler:
     The difference: the order of epoch e is the keyed permutation
     riffle.Permutation(n) under a key of its own for every (seed, epoch)
     pair -- the first 32 bytes of the ChaCha20 substream e of the seed's key
-    (seed by the program's --seed rule) -- evaluated position by position, so
-    memory is O(1) in n (torch's randperm holds 8n bytes on every rank), and
+    (seed by the program's --seed rule) -- evaluated a block at a time as
+    it is iterated, so memory is O(1) in n (torch's randperm holds 8n bytes on every rank), and
     the order depends on (seed, epoch, n) only: never on the number of ranks'
     DataLoader workers or on anything else.  For n > 2**20 the permutation is
     the SipHash Feistel cipher (pseudo-random); up to 2**20 an exact table of
