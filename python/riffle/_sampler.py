@@ -44,9 +44,10 @@ class DistributedSampler:
     riffle.Permutation(n) under a key of its own for every (seed, epoch)
     pair -- the first 32 bytes of the ChaCha20 substream e of the seed's key
     (seed by the program's --seed rule) -- evaluated a block at a time as
-    it is iterated, so memory is O(1) in n (torch's randperm holds 8n bytes on every rank), and
-    the order depends on (seed, epoch, n) only: never on the number of ranks'
-    DataLoader workers or on anything else.  For n > 2**20 the permutation is
+    it is iterated, so memory is O(1) in n (torch's randperm holds 8n bytes
+    on every rank), and the order depends on (seed, epoch, n) only: never on
+    the number of DataLoader workers or on anything else.  seed: an int,
+    str or bytes, never None (every rank must use the same one).  For n > 2**20 the permutation is
     the SipHash Feistel cipher (pseudo-random); up to 2**20 an exact table of
     at most 8 MiB.  The orders differ from torch's (which come from torch's
     own generator).
