@@ -122,17 +122,11 @@ class Permutation:
         return out.view(self._dtype)
 
     def _slice(self, s):
-        start, stop, step = s.start, s.stop, s.step
-        step = 1 if step is None else operator.index(step)
-        if step == 0:
-            raise ValueError("slice step cannot be zero")
-        r = range(self._n)  # a range object holds any n, even 2**64
-        sub = r[s]
-        if step == 1:
-            return self._range(sub.start, len(sub)) if sub.start < sub.stop else \
-                self._range(0, 0)
-        idx = np.arange(len(sub), dtype=np.uint64) * np.uint64(abs(step) % _U64)
-        if step > 0:
+        sub = range(self._n)[s]  # a range holds any n, even 2**64, and checks the step
+        if sub.step == 1:
+            return self._range(sub.start, max(0, sub.stop - sub.start))
+        idx = np.arange(len(sub), dtype=np.uint64) * np.uint64(abs(sub.step) % _U64)
+        if sub.step > 0:
             idx += np.uint64(sub.start)
         else:
             idx = np.uint64(sub.start) - idx

@@ -143,7 +143,7 @@ def test_real_dataloader_two_workers():
     pytest.importorskip("torch", reason="python3-torch is not installed")
     two = _loader_epochs(2)
     assert two == _loader_epochs(0)  # independent of the number of workers
-    n, replicas = 103, 2
+    n = 103
     for e in range(2):
         union = two[e] + two[2 + e]  # rank 0 and rank 1 of epoch e
         assert sorted(set(union)) == list(range(n))  # every index, padding aside
