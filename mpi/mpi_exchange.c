@@ -211,9 +211,12 @@ int job_exchange(struct job *j, rf_engine_gather **gp)
     if (status == 0) {
         const size_t room = round_room(j->size);
         int done = 0;
-        job_progress(j, "exchange", 0, 0);
-        while (one_round(j, &r, s, g, room, &done))
-            ;
+        uint64_t total = 0, sent = 0;
+        do {
+            if (j->show_progress)
+                sent = rf_engine_scatter_records(s, &total);
+            job_progress(j, "exchange", sent, total);
+        } while (one_round(j, &r, s, g, room, &done));
         status = job_agree(j); /* a failure of any round, the last one's gather included */
     }
     rf_engine_scatter_close(s);

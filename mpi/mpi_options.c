@@ -229,6 +229,33 @@ static int on_option(struct mpi_opts *o, int c, const char *arg, int talk)
     }
 }
 
+/* --split and --output-pattern checked at once, with riffle's messages
+ * (mpi_output.c parses them again where they are used). */
+static int check_split(const struct mpi_opts *o, int talk)
+{
+    rf_split split;
+    rf_split_error se;
+    char why[512];
+    rf_status st = rf_split_parse(&split, o->split_spec, &se);
+    if (st == RF_EINVAL) {
+        rf_split_error_message(&se, why, sizeof why);
+        return say(talk, "invalid split '%s'%s%s", o->split_spec, *why ? ": " : "", why);
+    }
+    if (st != RF_OK)
+        return JOB_CONTINUE; /* out of memory: said where it is parsed again */
+    char **names;
+    st = rf_split_names(o->pattern, split.parts, &names, &se);
+    const size_t parts = split.parts;
+    rf_split_free(&split);
+    if (st == RF_EINVAL) {
+        rf_split_error_message(&se, why, sizeof why);
+        return say(talk, "invalid output pattern '%s': %s", o->pattern, why);
+    }
+    if (st == RF_OK)
+        rf_split_names_free(names, parts);
+    return JOB_CONTINUE;
+}
+
 static int check(const struct mpi_opts *o, int talk)
 {
     rf_rng_kind k;
@@ -250,7 +277,7 @@ static int check(const struct mpi_opts *o, int talk)
         return say(talk, "cannot combine --split and -o");
     if (!o->split_spec && !o->output)
         return say(talk, "no output: -o FILE is required (or --split with --output-pattern)");
-    return JOB_CONTINUE;
+    return o->split_spec ? check_split(o, talk) : JOB_CONTINUE;
 }
 
 int mpi_parse(int argc, char **argv, int talk, struct mpi_opts *o)

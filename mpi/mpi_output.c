@@ -241,9 +241,15 @@ static int bounds(struct job *j, struct job_output *out, uint64_t count, uint64_
     }
     rf_split_error se;
     if (rf_split_bounds(&out->split, count, b, &se) != RF_OK) {
-        char why[512];
-        rf_split_error_message(&se, why, sizeof why);
-        job_fail(j, "%s", why);
+        /* riffle's words: the library's reason names no option */
+        if (se.problem == RF_SPLIT_COUNTS_EXCEED)
+            job_fail(j, "the --split counts add up to %llu, more than the %llu records output",
+                     (unsigned long long)se.sum, (unsigned long long)se.total);
+        else if (se.problem == RF_SPLIT_COUNTS_DIFFER)
+            job_fail(j, "the --split counts add up to %llu, but %llu records are output",
+                     (unsigned long long)se.sum, (unsigned long long)se.total);
+        else
+            job_fail(j, "memory exhausted");
         j->err.global = 1; /* every rank computes the same plan */
         return -1;
     }

@@ -156,23 +156,6 @@ static void print_stats(struct job *j)
 /* The key                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* riffle's --seed rule: all decimal digits and at most UINT64_MAX is the
- * integer seed, anything else the string seed. */
-static rf_status seed_key(uint8_t key[RF_KEY_BYTES], const char *s)
-{
-    uint64_t x = 0;
-    const char *p = s;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        const unsigned d = (unsigned)(*p - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            break;
-        x = x * 10 + d;
-    }
-    if (*s && !*p)
-        return rf_seed_u64(key, x);
-    return rf_seed_string(key, s, strlen(s));
-}
-
 static void read_key_file(struct job *j, const char *path, uint8_t key[RF_KEY_BYTES])
 {
     const int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -201,7 +184,7 @@ static int make_key(struct job *j)
     if (j->rank == 0) {
         rf_status s = RF_OK;
         if (o->seed)
-            s = seed_key(j->eo.key, o->seed);
+            s = rf_seed_text(j->eo.key, o->seed); /* riffle's --seed rule */
         else if (o->random_source)
             read_key_file(j, o->random_source, j->eo.key);
         else
