@@ -120,7 +120,7 @@ static void print_stats(struct job *j)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double mine[PH_N + 7];
+    double mine[PH_N + 8];
     for (int i = 0; i < PH_N; i++)
         mine[i] = j->st.seconds[i];
     mine[PH_N] = (double)j->st.sent;
@@ -130,26 +130,26 @@ static void print_stats(struct job *j)
     mine[PH_N + 4] = (double)ru.ru_maxrss / 1024.0; /* MiB */
     mine[PH_N + 5] = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
     mine[PH_N + 6] = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
-    const int w = PH_N + 7;
-    double *all = j->rank == 0 ? malloc((size_t)j->size * w * sizeof *all) : NULL;
-    if (j->rank == 0 && !all) {
-        MPI_Gather(mine, w, MPI_DOUBLE, NULL, 0, MPI_DOUBLE, 0, j->comm); /* unreachable size */
+    mine[PH_N + 7] = (double)j->st.temp_files;
+    const int w = PH_N + 8;
+    if (j->rank != 0) {
+        MPI_Send(mine, w, MPI_DOUBLE, 0, MSG_TAG + 1, j->comm);
         return;
     }
-    MPI_Gather(mine, w, MPI_DOUBLE, all, w, MPI_DOUBLE, 0, j->comm);
-    if (j->rank != 0)
-        return;
     fprintf(stderr, "%s: stats: rank count_s exchange_s sizes_s write_s commit_s sent_MB "
-                    "received_MB records rounds peak_rss_MiB user_s sys_s\n", MPI_PROG);
+                    "received_MB records rounds peak_rss_MiB user_s sys_s temp_files\n", MPI_PROG);
     for (int r = 0; r < j->size; r++) {
-        const double *v = all + (size_t)r * w;
+        double v[PH_N + 8];
+        if (r == 0)
+            memcpy(v, mine, sizeof v);
+        else
+            MPI_Recv(v, w, MPI_DOUBLE, r, MSG_TAG + 1, j->comm, MPI_STATUS_IGNORE);
         fprintf(stderr,
-                "%s: stats: %d %.3f %.3f %.3f %.3f %.3f %.1f %.1f %.0f %.0f %.1f %.2f %.2f\n",
+                "%s: stats: %d %.3f %.3f %.3f %.3f %.3f %.1f %.1f %.0f %.0f %.1f %.2f %.2f %.0f\n",
                 MPI_PROG, r, v[PH_COUNT], v[PH_EXCHANGE], v[PH_SIZES], v[PH_WRITE], v[PH_COMMIT],
                 v[PH_N] / 1e6, v[PH_N + 1] / 1e6, v[PH_N + 2], v[PH_N + 3], v[PH_N + 4],
-                v[PH_N + 5], v[PH_N + 6]);
+                v[PH_N + 5], v[PH_N + 6], v[PH_N + 7]);
     }
-    free(all);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -223,6 +223,15 @@ static void on_engine_progress(void *ctx, rf_engine_phase ph, uint64_t done, uin
     job_progress(ctx, ph == RF_ENGINE_WRITE ? "write" : "order", done, total);
 }
 
+/* The temporaries the gather announces: guarded, and counted for --stats. */
+static int on_temp(void *ctx, const char *dir, unsigned long files)
+{
+    struct job *j = ctx;
+    if (dir && files > j->st.temp_files)
+        j->st.temp_files = files;
+    return cleanup_on_temp(NULL, dir, files);
+}
+
 static int setup(struct job *j)
 {
     const struct mpi_opts *o = j->opts;
@@ -236,7 +245,8 @@ static int setup(struct job *j)
     const char *env = getenv("TMPDIR");
     eo->tmpdir = o->tmpdir ? o->tmpdir : env && *env ? env : "/tmp";
     eo->threads = o->threads;
-    eo->temp = cleanup_on_temp;
+    eo->temp = on_temp;
+    eo->temp_ctx = j;
     eo->progress = j->show_progress ? on_engine_progress : NULL;
     eo->progress_ctx = j;
     j->in = malloc((size_t)o->n_files * sizeof *j->in);
