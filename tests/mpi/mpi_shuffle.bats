@@ -25,6 +25,8 @@ setup() {
     export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
     export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl=self,vader
     export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+    # MPICH: yield the core after each poll, or waiting ranks starve working ones
+    export MPIR_CVAR_POLLS_BEFORE_YIELD=1
     export RIFFLE_MPI_ROUND_BYTES=256
     mkdir -p "$T/out"
 }
