@@ -217,6 +217,9 @@ int job_exchange(struct job *j, rf_engine_gather **gp)
                 sent = rf_engine_scatter_records(s, &total);
             job_progress(j, "exchange", sent, total);
         } while (one_round(j, &r, s, g, room, &done));
+        if (j->show_progress)
+            sent = rf_engine_scatter_records(s, &total);
+        job_progress(j, "exchange", sent, total);
         status = job_agree(j); /* a failure of any round, the last one's gather included */
     }
     rf_engine_scatter_close(s);

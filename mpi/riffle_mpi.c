@@ -274,10 +274,12 @@ static int run(struct job *j)
         goto done;
     if (job_exchange(j, &g) != 0)
         goto done;
+    job_progress(j, "order", 0, 0);
     double t = now();
     if (job_output_plan(j, out, g) != 0)
         goto done;
     j->st.seconds[PH_SIZES] = now() - t;
+    job_progress(j, "write", 0, 0);
     t = now();
     if (job_output_write(j, out, g) != 0)
         goto done;
