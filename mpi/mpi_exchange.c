@@ -17,14 +17,16 @@
 
 #include "mpi_job.h"
 
-/* Bytes per owner per round, by default: 64 MiB in and out of each rank per
- * round whatever P, between 64 KiB and 16 MiB per owner.  A round's buffers
- * are then small beside a rank's budget, and big enough that the
- * per-message latency of a collective (tens of microseconds) is
- * negligible.  RIFFLE_MPI_ROUND_BYTES sets it (the tests use tiny rounds). */
-#define ROUND_TOTAL ((size_t)64 << 20)
+/* Bytes per owner per round, by default: 16 MiB out of each rank per round
+ * whatever P, between 64 KiB and 4 MiB per owner.  The round's buffers (the
+ * scatter's packets, their copy in owner order, what comes in: about three
+ * times that) then stay within the 64 MiB that the memory target allows
+ * beside the records, and messages of 64 KiB and more keep the latency of
+ * a collective (tens of microseconds) negligible against the bytes.
+ * RIFFLE_MPI_ROUND_BYTES sets it (the tests use tiny rounds). */
+#define ROUND_TOTAL ((size_t)16 << 20)
 #define ROUND_MIN ((size_t)64 << 10)
-#define ROUND_MAX ((size_t)16 << 20)
+#define ROUND_MAX ((size_t)4 << 20)
 
 static size_t round_room(int size)
 {
