@@ -234,30 +234,38 @@ int output_splitting(const struct cli_output *o)
 /* Planning                                                                 */
 /* ------------------------------------------------------------------------ */
 
-/* The counts of --split against the records output, as the program words it
- * (the library's reason names no option). */
-static void counts_error(const rf_split_error *e)
+static int misuse(struct cli_output *o, const char *what);
+
+/* Why the split sink refused the total: the counts of --split against the
+ * records output, as the program words it (the library's reason names no
+ * option), or memory. */
+static void plan_error(struct cli_output *o, int e)
 {
-    if (e->problem == RF_SPLIT_COUNTS_EXCEED)
-        cli_error("the --split counts add up to %llu, more than the %llu records output",
-                  (unsigned long long)e->sum, (unsigned long long)e->total);
-    else if (e->problem == RF_SPLIT_COUNTS_DIFFER)
-        cli_error("the --split counts add up to %llu, but %llu records are output",
-                  (unsigned long long)e->sum, (unsigned long long)e->total);
-    else
+    const rf_split_error *why = &o->sink.error;
+    if (e == ENOMEM)
         cli_error("memory exhausted");
+    else if (why->problem == RF_SPLIT_COUNTS_EXCEED)
+        cli_error("the --split counts add up to %llu, more than the %llu records output",
+                  (unsigned long long)why->sum, (unsigned long long)why->total);
+    else if (why->problem == RF_SPLIT_COUNTS_DIFFER)
+        cli_error("the --split counts add up to %llu, but %llu records are output",
+                  (unsigned long long)why->sum, (unsigned long long)why->total);
+    else
+        misuse(o, "the split output refused its plan");
+    o->err = -1;
 }
 
 int output_set_total(struct cli_output *o, uint64_t n)
 {
     if (!o->split)
         return 0;
-    if (o->planned)
-        return 0; /* the plan is made once (the sink's begin) */
+    if (o->planned) {
+        misuse(o, "split output planned twice");
+        return -1;
+    }
     const int e = o->sink.sink.begin(&o->sink, o->header, o->header_len, n);
     if (e) {
-        counts_error(&o->sink.error);
-        o->err = -1;
+        plan_error(o, e);
         return -1;
     }
     o->planned = 1;

@@ -94,9 +94,10 @@ struct cli_output {
 int output_open(struct cli_output *o, const struct shuf_opts *opts);
 /* Nonzero when writing split parts. */
 int output_splitting(const struct cli_output *o);
-/* The number of records that will follow the header.  Required before
- * writing records when splitting (it plans the parts; a count mismatch is an
- * error, printed); otherwise optional.  Returns 0 or -1 after a message. */
+/* The number of records that will follow the header.  Required, once, after
+ * output_set_header and before writing records when splitting (it plans the
+ * parts; a count mismatch is an error, printed); otherwise optional.  Returns
+ * 0 or -1 after a message. */
 int output_set_total(struct cli_output *o, uint64_t n);
 /* The header: complete records, delimiters included.  Written at the start of
  * every part (copied), or once, at once, without a copy, when not splitting.

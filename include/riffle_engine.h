@@ -5,8 +5,9 @@
  *
  * This header is the manual, as riffle.h is.  The `riffle` program's shuffle
  * is a client of it like any other: `riffle --seed=S FILE -o OUT` and a
- * program that calls rf_engine_shuffle with the key of seed S on FILE write
- * the same bytes.
+ * program that calls rf_engine_shuffle with the key rf_seed_text(S) on FILE
+ * write the same bytes; with --split=SPEC, the program writes what
+ * rf_split_sink writes for the plan rf_split_parse(SPEC).
  *
  * The order.  Record i after the header (counting from 0 across every input)
  * gets the key k_i of the keyed order (riffle.h, "Keyed order"); the records
@@ -97,8 +98,9 @@ RF_API rf_engine_input rf_engine_input_bytes(const void *data, size_t size, cons
  * -1 for a failure the sink reports itself.  A write error that sticks in the
  * writer's `err` stops the run as well.  The engine never flushes or closes
  * the sink: after a successful run the caller flushes and commits; after a
- * failure, it discards.  A sink that cuts the output into parts (the
- * program's --split) changes writers at part boundaries; room says where. */
+ * failure, it discards.  A sink that cuts the output into parts
+ * (rf_split_sink, "Splits") changes writers at part boundaries; room says
+ * where. */
 typedef struct rf_engine_sink {
     int (*begin)(void *ctx, const void *header, size_t len, uint64_t records);
     rf_writer *(*writer)(void *ctx);
@@ -149,7 +151,7 @@ typedef int rf_engine_temp_fn(void *ctx, const char *dir, unsigned long files);
 /* Fields may be set directly after rf_engine_options_init. */
 typedef struct rf_engine_options {
     rf_rng_kind rng;             /* generator of the keyed order: RF_RNG_CHACHA20 */
-    uint8_t key[RF_KEY_BYTES];   /* its key (rf_seed_u64, rf_seed_string, rf_seed_os) */
+    uint8_t key[RF_KEY_BYTES];   /* its key (rf_seed_text, rf_seed_u64, rf_seed_os...) */
     unsigned char delim;         /* record delimiter: '\n' */
     uint64_t header;             /* records kept first, in place: 0 */
     uint64_t count;              /* records to output after the header: RF_ENGINE_ALL */
@@ -175,6 +177,17 @@ RF_API uint64_t rf_engine_usable_memory(void);
 /* The budget when options say 0: half of rf_engine_usable_memory(), or
  * 1 GiB when that is 0. */
 RF_API uint64_t rf_engine_default_memory(void);
+
+/* A budget as every front end writes it (the program's --memory=SIZE): an
+ * integer of bytes with an optional suffix K, M, G or T (powers of 1024, either
+ * case) and then an optional B or b, e.g. "4096", "512M", "2GB", "8kB"; or
+ * "N%" (1 <= N <= 100), that percentage of rf_engine_usable_memory(), rounded
+ * down.  Nothing else: no sign, space, fraction or "KiB", and zero is not a
+ * budget.  Returns RF_OK with *bytes set; RF_EINVAL for anything else
+ * (malformed, zero, a size over 2^64-1, a percentage giving 0 bytes);
+ * RF_ERANGE for a well-formed "N%" when the usable memory is unknown
+ * (rf_engine_usable_memory() is 0). */
+RF_API RF_NODISCARD rf_status rf_engine_memory_parse(const char *text, uint64_t *bytes);
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
@@ -369,6 +382,180 @@ RF_API RF_NODISCARD rf_status rf_engine_shuffle(const rf_engine_options *o,
                                                 const rf_engine_input *inputs, size_t n,
                                                 const rf_engine_sink *sink,
                                                 rf_engine_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Distributed runs                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* One run cut into P parts (processes, machines, scheduler tasks) whose
+ * outputs, concatenated in owner order, are byte for byte the output of
+ * rf_engine_shuffle with the same options -- on any P.  docs/distributed.md
+ * gives the reasoning; in short, the keyed order needs no communication to
+ * key a record (k_i depends on its global number i alone) and owners take
+ * ranges of the key space, so owner order is key order and equal keys never
+ * meet in two owners.
+ *
+ * The steps, for parts r = 0 .. P-1 and owners d = 0 .. Q-1:
+ *   1. every part counts its records (rf_engine_part_count); the exclusive
+ *      scan of the counts gives each part its first record number;
+ *   2. every part scatters its records as packets to their owners
+ *      (rf_engine_scatter_*), in rounds of bounded size;
+ *   3. every owner gathers the packets of every part (rf_engine_gather_*)
+ *      and writes its records in order; one front end writes the header
+ *      (rf_engine_header) before owner 0's records.
+ *
+ * The part cut.  The records after the header form a stream of B bytes
+ * (every input's unterminated last record counted with the delimiter it is
+ * given).  Part r of P is cut at c_r = floor(B * r / P): it holds the records
+ * whose first byte lies in [c_r, c_(r+1)), a contiguous run of records.  A
+ * record longer than B / P leaves the parts after its own empty; a part may
+ * hold no record.  Every part reads the header records to know where B
+ * starts, and the bytes of its own run (and the record it starts inside of,
+ * to find its first boundary).
+ *
+ * Inputs.  As for rf_engine_shuffle, but each part reads only what it needs:
+ * regular files (paths or descriptors, from the descriptor's current offset,
+ * which is not moved) are mapped and read in place; any other descriptor (a
+ * pipe) is read whole into memory by every call that opens the inputs.  The
+ * same descriptor given twice is read once.  A regular input that changes
+ * while it is used fails the call (RF_EIO, RF_ENGINE_OP_CHANGED) when that is
+ * seen: at the end of rf_engine_part_count and of the scatter.
+ *
+ * The wire format (version 1).  What rf_engine_scatter_next gives an owner
+ * is zero or more frames; all integers little-endian:
+ *   frame:  "RFPK" | u32 version = 1 | u32 part | u32 parts | u32 owner |
+ *           u32 owners | u64 records | u64 payload bytes | payload
+ *   payload: records entries, each
+ *           u64 key | u64 record number (global, from 0 after the header) |
+ *           u64 length | the record's bytes (length of them, delimiter
+ *           included: an unterminated last record has its delimiter added)
+ * So packets can travel through files or messages between machines of any
+ * byte order.  A reader refuses another magic or version (RF_EINVAL).
+ *
+ * The options of the three steps must be equal in rng, key, delim and header
+ * (the gather uses rng and key for ties, and memory, tmpdir, threads and the
+ * temp callback for itself).  o->count is ignored by all of them: the front
+ * end gives a count to rf_engine_gather_write, and for the whole run's first
+ * K records sums rf_engine_gather_records over owners in order. */
+
+/* Part `part` of `parts` (1 <= parts, part < parts): its record count and
+ * its bytes (each record with its delimiter, an unterminated last record
+ * counting the delimiter it is given).  The first record number of part r
+ * is the sum of the counts of parts 0 .. r-1.  Reads the header records and
+ * the part's bytes.  Returns RF_OK, or (with *err filled when err is not
+ * NULL) RF_EIO (an input failed, or changed), RF_ENOMEM, RF_EINVAL (bad
+ * arguments, as rf_engine_shuffle's, or part >= parts). */
+RF_API RF_NODISCARD rf_status rf_engine_part_count(const rf_engine_options *o,
+                                                   const rf_engine_input *in, size_t n,
+                                                   unsigned part, unsigned parts,
+                                                   uint64_t *records, uint64_t *bytes,
+                                                   rf_engine_error *err);
+
+/* The o->header records' bytes, delimiters included (fewer records if the
+ * inputs have fewer; *len 0 and *bytes NULL when there are none), in a
+ * malloc'ed buffer to free().  Returns as rf_engine_part_count. */
+RF_API RF_NODISCARD rf_status rf_engine_header(const rf_engine_options *o,
+                                               const rf_engine_input *in, size_t n,
+                                               void **bytes, size_t *len, rf_engine_error *err);
+
+/* The owner of a key among `owners` (>= 1): floor(key * owners / 2^64).  A
+ * range partition of the keys: a smaller key never has a larger owner. */
+RF_API unsigned rf_engine_owner(uint64_t key, unsigned owners);
+
+/* Scatter: the records of one part, keyed as record numbers first, first+1,
+ * ... (first = the records of the parts before it), packed as frames for
+ * their owners.  The inputs, the options and their strings must stay valid
+ * and unchanged until rf_engine_scatter_close. */
+typedef struct rf_engine_scatter rf_engine_scatter;
+
+/* Open part `part` of `parts` for `owners` owners (1 <= owners; parts and
+ * part as in rf_engine_part_count).  Returns RF_OK with *s set, or as
+ * rf_engine_part_count (RF_ECRYPTO if libsodium cannot start). */
+RF_API RF_NODISCARD rf_status rf_engine_scatter_open(rf_engine_scatter **s,
+                                                     const rf_engine_options *o,
+                                                     const rf_engine_input *in, size_t n,
+                                                     unsigned part, unsigned parts,
+                                                     uint64_t first, unsigned owners,
+                                                     rf_engine_error *err);
+
+/* The next round: for each owner d, out[d] and len[d] (arrays of `owners`
+ * entries of the caller's) are its packets -- one frame, or nothing (len 0)
+ * when no record of the round is its.  A round takes records in order until
+ * the next one's entry would take its owner's frame past `room` bytes; a
+ * record too large for room goes whole (records are never cut), as the only
+ * entry of its owner's frame in that round, which is then larger than room.  The packets stay valid until
+ * the next call or rf_engine_scatter_close.  *done is set to 1 when the part
+ * has no record left after this round (an empty part: at the first call);
+ * later calls give empty rounds.  Each owner must receive its rounds in
+ * order; different owners' rounds are independent.  Returns RF_OK, or as
+ * rf_engine_part_count (RF_ECRYPTO; RF_EIO at the end if an input changed). */
+RF_API RF_NODISCARD rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room,
+                                                     const void **out, size_t *len, int *done,
+                                                     rf_engine_error *err);
+
+/* Records of the part handed out so far, and in all (known from the open). */
+RF_API uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *total);
+
+/* Unmap and free everything; s may be NULL. */
+RF_API void rf_engine_scatter_close(rf_engine_scatter *s);
+
+/* Gather: one owner's packets from every part, put in the keyed order and
+ * written.  Packets are held in memory up to about o->memory (their bytes
+ * plus 32 per record); beyond it, everything held is spilled to bucket files
+ * (ranges of this owner's keys) in a fresh directory riffle-XXXXXX under
+ * o->tmpdir ($TMPDIR, /tmp), announced through o->temp exactly as
+ * rf_engine_shuffle announces its files.  At the first rf_engine_gather_bytes
+ * or _write the buckets are ordered one at a time (one still larger than the
+ * budget is split again by its keys).  Every temporary file is removed by
+ * rf_engine_gather_close, and on a failure as soon as it happens.  The order
+ * inside an owner: by key, ties by rf_keyed_sort's rule with the record
+ * numbers as input order -- the packets' order, since parts hold increasing
+ * runs of record numbers. */
+typedef struct rf_engine_gather rf_engine_gather;
+
+/* Open an owner's gather for packets from `parts` parts (>= 1).  The owner
+ * is learnt from the packets.  Returns RF_OK with *g set, RF_EINVAL,
+ * RF_ENOMEM, RF_ECRYPTO. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_open(rf_engine_gather **g,
+                                                    const rf_engine_options *o, unsigned parts,
+                                                    rf_engine_error *err);
+
+/* Add packets[0..len) from part from_part: whole frames (any number, len 0
+ * included), each part's in the order its scatter made them; parts may come
+ * in any interleaving.  The bytes are copied.  Returns RF_OK; RF_EINVAL for
+ * packets that are not whole version-1 frames from that part for this
+ * gather's parts and owner (another owner's, a key outside the owner's
+ * range, record numbers not increasing), or after the first _bytes or
+ * _write; RF_ENOMEM; RF_EIO when a spill fails (temporary directory or
+ * file).  After a failure the gather can only be closed. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part,
+                                                   const void *packets, size_t len,
+                                                   rf_engine_error *err);
+
+/* Records added so far (after the last add: the owner's records). */
+RF_API uint64_t rf_engine_gather_records(const rf_engine_gather *g);
+
+/* *bytes = the bytes of the first k records of this owner's order (k larger
+ * than the records: all of them), what rf_engine_gather_write(g, k, ...)
+ * writes -- for the offsets of a count or of split parts before anything is
+ * written.  Ends the adding.  Returns RF_OK, or as rf_engine_gather_write. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_bytes(rf_engine_gather *g, uint64_t k,
+                                                     uint64_t *bytes, rf_engine_error *err);
+
+/* Write the first `count` records (RF_ENGINE_ALL: all) of this owner's order
+ * to sink: begin(ctx, "", 0, records) -- an empty header: the front end
+ * writes it, once, before owner 0's records -- then the records as
+ * rf_engine_shuffle gives them.  Ends the adding; may be called again (the
+ * same records again).  Returns RF_OK, or RF_EIO (the sink, a temporary
+ * file), RF_ENOMEM, RF_ECRYPTO, RF_EINVAL (a sink with NULL callbacks, a
+ * gather that failed, parts whose record numbers overlap); the sink then
+ * has part of the output, to discard. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_write(rf_engine_gather *g, uint64_t count,
+                                                     const rf_engine_sink *sink,
+                                                     rf_engine_error *err);
+
+/* Remove every temporary file and free everything; g may be NULL. */
+RF_API void rf_engine_gather_close(rf_engine_gather *g);
 
 #ifdef __cplusplus
 }

@@ -416,8 +416,8 @@ size_t rf_split_error_message(const rf_split_error *e, char *buf, size_t len)
         text = "no parts";
         break;
     case RF_SPLIT_TOO_MANY:
-        text = "more than 4096 parts";
-        break;
+        k = snprintf(buf, len, "more than %d parts", RF_SPLIT_MAX_PARTS);
+        return k > 0 ? (size_t)k : 0;
     case RF_SPLIT_PERCENT_SUM:
         return percent_message(e, buf, len);
     case RF_SPLIT_COUNTS_OVERFLOW:
