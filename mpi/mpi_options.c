@@ -128,39 +128,6 @@ static int parse_u64(const char *s, uint64_t *v)
     return *s ? -1 : 0;
 }
 
-/* --memory=SIZE as riffle reads it: digits, then '%' of the usable memory
- * (rf_engine_usable_memory), or an optional K/M/G/T (powers of 1024) and an
- * optional B.  Zero is not a budget. */
-static int parse_memory(const char *arg, uint64_t *v)
-{
-    const char *p = arg;
-    uint64_t n = 0;
-    if (*p < '0' || *p > '9')
-        return -1;
-    for (; *p >= '0' && *p <= '9'; p++) {
-        const unsigned d = (unsigned)(*p - '0');
-        if (n > (UINT64_MAX - d) / 10)
-            return -1;
-        n = n * 10 + d;
-    }
-    if (*p == '%') {
-        const uint64_t mem = rf_engine_usable_memory();
-        if (p[1] || n == 0 || n > 100 || !mem)
-            return -1;
-        *v = mem / 100 * n + mem % 100 * n / 100;
-        return *v ? 0 : -1;
-    }
-    static const char units[] = "KMGT";
-    const char *u = *p ? strchr(units, *p & ~0x20) : NULL;
-    const unsigned shift = u ? 10 * (unsigned)(u - units + 1) : 0;
-    p += u != NULL;
-    p += *p == 'B' || *p == 'b';
-    if (*p || n == 0 || n > UINT64_MAX >> shift)
-        return -1;
-    *v = n << shift;
-    return 0;
-}
-
 static int once(const char **slot, const char *arg, const char *what, int talk)
 {
     if (*slot && strcmp(*slot, arg) != 0)
@@ -197,9 +164,14 @@ static int on_option(struct mpi_opts *o, int c, const char *arg, int talk)
             return say(talk, "invalid header line count '%s'", arg);
         return JOB_CONTINUE;
     case OPT_MEMORY:
-        if (parse_memory(arg, &o->memory) != 0)
+        switch (rf_engine_memory_parse(arg, &o->memory)) { /* riffle's --memory rule */
+        case RF_OK:
+            return JOB_CONTINUE;
+        case RF_ERANGE:
+            return say(talk, "cannot find the size of memory for --memory=%s", arg);
+        default:
             return say(talk, "invalid memory size '%s'", arg);
-        return JOB_CONTINUE;
+        }
     case OPT_THREADS:
         if (parse_u64(arg, &v) != 0 || v > MAX_THREADS)
             return say(talk, "invalid thread count '%s'", arg);

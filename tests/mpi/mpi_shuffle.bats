@@ -76,7 +76,7 @@ no_temporaries() {
 }
 
 @test "varied lines: the bytes of riffle --seed on 1, 2, 3, 4, 5 and 7 ranks" {
-    lines 3000 > "$T/in"
+    lines 2000 > "$T/in"
     same "1 2 3 4 5 7" --seed=42 "$T/in"
 }
 
@@ -87,7 +87,7 @@ no_temporaries() {
 }
 
 @test "every rank spills beyond a tiny --memory, and the bytes stay riffle's" {
-    lines 4000 > "$T/in"
+    lines 2000 > "$T/in"
     same "2 3" --seed=5 --memory=4K "$T/in"
     # --stats: one line per rank; the last column is the temporary files it made
     run mpi openmpi 3 --seed=5 --memory=4K --stats "$T/in" -o "$T/got"
@@ -102,7 +102,7 @@ no_temporaries() {
     printf 'x1\nx2\nno newline' > "$T/b"
     lines 700 2 > "$T/c"
     printf 'last without newline' >> "$T/c"
-    same "1 2 4 5" --seed=3 "$T/a" "$T/b" "$T/c"
+    same "2 5" --seed=3 "$T/a" "$T/b" "$T/c"
 }
 
 @test "-z: NUL-terminated records" {
@@ -119,7 +119,7 @@ no_temporaries() {
 
 @test "-n K: the head of the global order, K smaller and larger than a rank's share" {
     lines 1200 > "$T/in"
-    same "3 5" --seed=9 -n 10 "$T/in"
+    same "5" --seed=9 -n 10 "$T/in"
     same "3" --seed=9 -n 700 "$T/in"
     same "4" --seed=9 -n 5000 "$T/in"
     same "2" --seed=9 -n 0 --header=1 "$T/in"
