@@ -92,8 +92,15 @@ bench_machine
 echo "tools: $("$rmpi" --version | head -n 1); $(mpirun.openmpi --version 2>&1 | head -n 1)"
 echo "command: SIZE=$size WEAK=$weak PS=\"$ps\" bench/bench_mpi.sh $build"
 
+# One generated file, large enough for both: the strong file is its first
+# SIZE bytes (bench_gen's output for SIZE), the weak files its first P x WEAK MiB.
+maxp=$(for p in $ps; do echo "$p"; done | sort -n | tail -n 1)
+gen=$((maxp * weak * 1048576))
+[ "$gen" -ge "$size" ] || gen=$size
+src=$tmp/riffle-bench-mpi-src-$gen.txt
+bench_gen "$gen" "$src"
 big=$tmp/riffle-bench-mpi-$size.txt
-bench_gen "$size" "$big"
+head -c "$size" "$src" > "$big"
 echo
 echo "### Strong scaling: one file of $(awk -v b="$(wc -c < "$big")" 'BEGIN { printf "%.0f MB", b / 1e6 }')"
 header
@@ -105,8 +112,7 @@ echo "### Weak scaling: $weak MiB per rank"
 header
 for p in $ps; do
     f=$tmp/riffle-bench-mpi-weak-$p.txt
-    head -c $((p * weak * 1048576)) "$big" > "$f" 2> /dev/null || true
-    [ "$(wc -c < "$f")" -eq $((p * weak * 1048576)) ] || bench_gen $((p * weak * 1048576)) "$f"
+    head -c $((p * weak * 1048576)) "$src" > "$f"
     riffle_row "weak $p x $weak MiB" "$f"
     mpi_row "weak $p x $weak MiB" "$f" "$p"
     [ "${KEEP:-0}" = 1 ] || rm -f "$f"
@@ -114,4 +120,4 @@ done
 echo
 echo "load average after: $(bench_load)"
 rm -f "$out" "$want" "$tmp/riffle-bench-mpi.time" "$tmp/riffle-bench-mpi.err"
-[ "${KEEP:-0}" = 1 ] || rm -f "$big"
+[ "${KEEP:-0}" = 1 ] || rm -f "$big" "$src"

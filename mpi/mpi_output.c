@@ -130,6 +130,11 @@ static char *create_files(struct job *j, struct job_output *out, size_t *len)
             break;
         }
         out->opened = i + 1;
+        if (!tmp && lseek(out->files[i].fd, 0, SEEK_CUR) < 0) {
+            job_fail(j, "%s: the ranks write at offsets: a pipe or a terminal cannot take them",
+                     out->names[i]);
+            break;
+        }
         const char *p = tmp ? tmp : out->files[i].path;
         const size_t need = *len + strlen(p) + 2;
         if (need > cap) {
@@ -368,7 +373,8 @@ static int open_at(const char *path, uint64_t offset, int *fd)
     *fd = open(path, O_WRONLY | O_CLOEXEC);
     if (*fd < 0)
         return errno;
-    if (lseek(*fd, (off_t)offset, SEEK_SET) < 0 && errno != ESPIPE) {
+    /* A pipe or a terminal (ESPIPE) cannot take writes at offsets. */
+    if (lseek(*fd, (off_t)offset, SEEK_SET) < 0) {
         const int e = errno;
         close(*fd);
         *fd = -1;

@@ -202,6 +202,13 @@ no_temporaries() {
     [ ! -e "$T/nodir" ]
 }
 
+@test "an output that cannot take writes at offsets (a pipe) is refused" {
+    lines 10 > "$T/in"
+    run mpi openmpi 2 --seed=1 "$T/in" -o /dev/stdout
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"riffle-mpi: rank 0: /dev/stdout: the ranks write at offsets"* ]]
+}
+
 @test "a full temporary file system on one rank: that rank named, nothing left" {
     [ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
     mkdir -p "$T/t0" "$T/t1" "$T/t2"
