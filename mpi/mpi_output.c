@@ -261,12 +261,29 @@ static int bounds(struct job *j, struct job_output *out, uint64_t count, uint64_
     return 0;
 }
 
+/* The bytes of this rank's first k records: none, all (counted in the
+ * exchange), or asked of the gather -- which orders the records for it, so
+ * only at a cut inside them (-n K, a split boundary). */
+static int bytes_at(struct job *j, rf_engine_gather *g, uint64_t k, uint64_t *bytes)
+{
+    if (k == 0 || k >= rf_engine_gather_records(g)) {
+        *bytes = k == 0 ? 0 : j->owned_bytes;
+        return 0;
+    }
+    rf_engine_error e;
+    if (rf_engine_gather_bytes(g, k, bytes, &e) != RF_OK) {
+        job_fail_engine(j, &e);
+        return -1;
+    }
+    return 0;
+}
+
 /* This rank's piece of each part, from its place in the global order
  * [start, start + mine), and the bytes of each piece. */
 static int pieces(struct job *j, struct job_output *out, rf_engine_gather *g, const uint64_t *b,
                   uint64_t start, uint64_t mine, uint64_t *bytes)
 {
-    uint64_t at = 0, at_bytes = 0; /* rf_engine_gather_bytes(g, at) */
+    uint64_t at = 0, at_bytes = 0; /* bytes_at(at) */
     for (size_t i = 0; i < out->parts; i++) {
         const uint64_t lo = b[i] > start ? b[i] : start;
         const uint64_t hi = b[i + 1] < start + mine ? b[i + 1] : start + mine;
@@ -276,12 +293,9 @@ static int pieces(struct job *j, struct job_output *out, rf_engine_gather *g, co
         out->local[i] = lo - start;
         out->records[i] = hi - lo;
         uint64_t lo_bytes = at_bytes, hi_bytes;
-        rf_engine_error e;
-        if ((lo - start != at && rf_engine_gather_bytes(g, lo - start, &lo_bytes, &e) != RF_OK) ||
-            rf_engine_gather_bytes(g, hi - start, &hi_bytes, &e) != RF_OK) {
-            job_fail_engine(j, &e);
+        if ((lo - start != at && bytes_at(j, g, lo - start, &lo_bytes) != 0) ||
+            bytes_at(j, g, hi - start, &hi_bytes) != 0)
             return -1;
-        }
         at = hi - start;
         at_bytes = hi_bytes;
         bytes[i] = hi_bytes - lo_bytes;
