@@ -532,6 +532,11 @@ RF_API RF_NODISCARD rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned
                                                    const void *packets, size_t len,
                                                    rf_engine_error *err);
 
+/* The owner the packets were for, and of how many: 1 with *owner and
+ * *owners set once a frame was added, else 0.  (A front end that knows
+ * which owner it is checks it.) */
+RF_API int rf_engine_gather_owner(const rf_engine_gather *g, unsigned *owner, unsigned *owners);
+
 /* Records added so far (after the last add: the owner's records). */
 RF_API uint64_t rf_engine_gather_records(const rf_engine_gather *g);
 

@@ -499,6 +499,15 @@ void rf_engine_gather_close(rf_engine_gather *g)
     free(g);
 }
 
+int rf_engine_gather_owner(const rf_engine_gather *g, unsigned *owner, unsigned *owners)
+{
+    if (!g || !g->have_owner)
+        return 0;
+    *owner = g->owner;
+    *owners = g->owners;
+    return 1;
+}
+
 uint64_t rf_engine_gather_records(const rf_engine_gather *g)
 {
     return g ? g->records : 0;

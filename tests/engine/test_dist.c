@@ -305,6 +305,11 @@ static void dist_run(const rf_engine_options *o, const rf_engine_input *in, size
         rf_engine_gather *g;
         assert_int_equal(rf_engine_gather_open(&g, o, parts, &e), RF_OK);
         feed(g, pk, parts, owners, d, f, &seed);
+        unsigned owner = 99, of = 99;
+        if (rf_engine_gather_owner(g, &owner, &of)) {
+            assert_int_equal(owner, d);
+            assert_int_equal(of, owners);
+        }
         const uint64_t mine = rf_engine_gather_records(g);
         got_records += mine;
         const uint64_t k = left < mine ? left : mine;
