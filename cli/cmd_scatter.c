@@ -77,9 +77,10 @@ static int scatter_help(void)
         "      --rng=NAME           chacha20 (default), xoshiro256++ or pcg64\n"
         "      --help               display this help and exit\n"
         "\n"
-        "Every task of the three steps must be given the same FILEs, -z, --header,\n"
-        "--seed or --random-source and --rng.  With no FILE, or when FILE is -, read\n"
-        "standard input (whole, in every task).\n");
+        "Every scatter (both steps, every task) must be given the same FILEs, -z and\n"
+        "--header, and the scatters and gathers the same --seed or --random-source and\n"
+        "--rng.  With no FILE, or when FILE is -, read standard input (whole, in\n"
+        "every task).\n");
 }
 
 static int on_scatter_option(struct scatter_opts *o, int c, const char *arg)
