@@ -506,6 +506,28 @@ static void split_again(void **state)
     rmdir(dir);
 }
 
+/* A header longer than the pieces the header is looked for in (1 MiB),
+ * and one record longer than that inside it. */
+static void long_header(void **state)
+{
+    (void)state;
+    buf b = {0};
+    uint64_t s = 12;
+    gen(&b, &s, 3, 10, '\n', 0);
+    for (int i = 0; i < 1500000; i++)
+        buf_put(&b, "h", 1);
+    buf_put(&b, "\n", 1);
+    gen(&b, &s, 100000, 24, '\n', 0);
+    rf_engine_input in = rf_engine_input_bytes(b.p, b.len, "long header");
+    const uint64_t headers[] = {4, 60000, 100004, 200000};
+    for (size_t i = 0; i < sizeof headers / sizeof *headers; i++) {
+        rf_engine_options o;
+        options(&o, 5, '\n', headers[i], 64 * MIB, NULL);
+        check_run(&o, &in, 1, 3, 2, 64 * KIB, ROUND_ROBIN, RF_ENGINE_ALL);
+    }
+    buf_free(&b);
+}
+
 /* Inputs as files and descriptors (a regular file from its offset, a pipe
  * read whole) give the same output. */
 static void input_kinds(void **state)
@@ -933,6 +955,7 @@ int main(void)
         cmocka_unit_test(counts),
         cmocka_unit_test(many_records),
         cmocka_unit_test(split_again),
+        cmocka_unit_test(long_header),
         cmocka_unit_test(input_kinds),
         cmocka_unit_test(owners_are_ranges),
         cmocka_unit_test(ties),
