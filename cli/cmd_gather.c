@@ -218,12 +218,15 @@ static int add_part(const struct gather_opts *o, rf_engine_gather *g, unsigned i
     } else {
         rf_engine_error err;
         const rf_status st2 = rf_engine_gather_add(g, i, m, m ? (size_t)st.st_size : 0, &err);
-        if (st2 == RF_EINVAL)
+        unsigned owner, owners;
+        const int mine = !rf_engine_gather_owner(g, &owner, &owners) ||
+                         (owner == o->d.task && owners == o->d.tasks);
+        if (st2 == RF_EINVAL || !mine)
             cli_error("%s: not packets of task %u for task %llu of %llu", path, i,
                       (unsigned long long)o->d.task, (unsigned long long)o->d.tasks);
         else if (st2 != RF_OK)
             dist_engine_error(&err);
-        status = st2 == RF_OK ? 0 : -1;
+        status = st2 == RF_OK && mine ? 0 : -1;
     }
     if (m)
         munmap(m, (size_t)st.st_size);

@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <sodium.h>
@@ -77,9 +78,10 @@ static int scatter_help(void)
         "      --rng=NAME           chacha20 (default), xoshiro256++ or pcg64\n"
         "      --help               display this help and exit\n"
         "\n"
-        "Every task of the three steps must be given the same FILEs, -z, --header,\n"
-        "--seed or --random-source and --rng.  With no FILE, or when FILE is -, read\n"
-        "standard input (whole, in every task).\n");
+        "Every scatter (both steps, every task) must be given the same FILEs, -z and\n"
+        "--header, and the scatters and gathers the same --seed or --random-source and\n"
+        "--rng.  With no FILE, or when FILE is -, read standard input (whole, in\n"
+        "every task).\n");
 }
 
 static int on_scatter_option(struct scatter_opts *o, int c, const char *arg)
@@ -219,11 +221,36 @@ static int write_header(const struct scatter_opts *o, const rf_engine_options *e
 }
 
 /* Packets per task and round: 1 MiB, less when there are many tasks (a round
- * holds one frame per task), but at least 64 KiB. */
+ * holds one frame per task, all about equally full: 256 MiB in all), but at
+ * least 16 KiB (a frame's own 40 bytes stay negligible). */
 static size_t round_room(uint64_t tasks)
 {
     const size_t room = (size_t)((256u << 20) / tasks);
-    return room > (1u << 20) ? (1u << 20) : room < (64u << 10) ? (64u << 10) : room;
+    return room > (1u << 20) ? (1u << 20) : room < (16u << 10) ? (16u << 10) : room;
+}
+
+/* Every packet file is open until the end: room for them under the soft
+ * RLIMIT_NOFILE, raised towards the hard limit when needed.  Returns 0, or
+ * -1 after a message. */
+static int ensure_fds(uint64_t tasks)
+{
+    struct rlimit rl;
+    const rlim_t need = (rlim_t)tasks + 32;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        cli_error("%llu tasks need %llu open files, more than the limit of %llu",
+                  (unsigned long long)tasks, (unsigned long long)need,
+                  (unsigned long long)rl.rlim_max);
+        return -1;
+    }
+    rl.rlim_cur = need;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        cli_error("cannot raise the open-file limit to %llu: %s", (unsigned long long)need,
+                  strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 /* The rounds of s into the files (temporaries until committed). */
@@ -284,6 +311,10 @@ static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo
     if (mine != UINT64_MAX && mine != total) {
         cli_error("part %u has %llu records, but %s says %llu: the input changed since it "
                   "was counted", task, (unsigned long long)total, path, (unsigned long long)mine);
+        rf_engine_scatter_close(s);
+        return CLI_FAIL;
+    }
+    if (ensure_fds(tasks) != 0) {
         rf_engine_scatter_close(s);
         return CLI_FAIL;
     }

@@ -436,13 +436,16 @@ RF_API RF_NODISCARD rf_status rf_engine_shuffle(const rf_engine_options *o,
  * (the gather uses rng and key for ties, and memory, tmpdir, threads and the
  * temp callback for itself).  o->count is ignored by all of them: the front
  * end gives a count to rf_engine_gather_write, and for the whole run's first
- * K records sums rf_engine_gather_records over owners in order. */
+ * K records sums rf_engine_gather_records over owners in order.  No progress
+ * is reported (o->progress is not called): a front end counts rounds,
+ * packets and records itself.  Every call is on the calling thread but the
+ * gather's sort, which uses o->threads. */
 
 /* Part `part` of `parts` (1 <= parts, part < parts): its record count and
  * its bytes (each record with its delimiter, an unterminated last record
- * counting the delimiter it is given).  The first record number of part r
- * is the sum of the counts of parts 0 .. r-1.  Reads the header records and
- * the part's bytes.  Returns RF_OK, or (with *err filled when err is not
+ * counting the delimiter it is given; bytes may be NULL).  The first record
+ * number of part r is the sum of the counts of parts 0 .. r-1.  Reads the
+ * header records and the part's bytes.  Returns RF_OK, or (with *err filled when err is not
  * NULL) RF_EIO (an input failed, or changed), RF_ENOMEM, RF_EINVAL (bad
  * arguments, as rf_engine_shuffle's, or part >= parts). */
 RF_API RF_NODISCARD rf_status rf_engine_part_count(const rf_engine_options *o,
@@ -531,6 +534,11 @@ RF_API RF_NODISCARD rf_status rf_engine_gather_open(rf_engine_gather **g,
 RF_API RF_NODISCARD rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part,
                                                    const void *packets, size_t len,
                                                    rf_engine_error *err);
+
+/* The owner the packets were for, and of how many: 1 with *owner and
+ * *owners set once a frame was added, else 0.  (A front end that knows
+ * which owner it is checks it.) */
+RF_API int rf_engine_gather_owner(const rf_engine_gather *g, unsigned *owner, unsigned *owners);
 
 /* Records added so far (after the last add: the owner's records). */
 RF_API uint64_t rf_engine_gather_records(const rf_engine_gather *g);

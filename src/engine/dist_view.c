@@ -155,6 +155,10 @@ static int open_one(struct dist_view *v, const rf_engine_input *in, size_t i)
     return status;
 }
 
+/* The header is looked for a piece at a time, so that a part reads only
+ * the header's bytes, not the whole first input. */
+#define HEADER_PIECE ((size_t)1 << 20)
+
 /* The end of the first `header` records. */
 static void find_header(struct dist_view *v, uint64_t header)
 {
@@ -162,13 +166,16 @@ static void find_header(struct dist_view *v, uint64_t header)
     v->hend = 0;
     for (size_t i = 0; i < v->nseg && left > 0; i++) {
         const struct dist_seg *s = &v->seg[i];
-        const uint64_t c = rf_delims_count(s->p, (size_t)s->size, v->delim);
-        if (c >= left) {
-            v->hend = s->at + rf_delims_nth(s->p, (size_t)s->size, v->delim,
-                                             (size_t)(left - 1)) + 1;
-            return;
+        for (uint64_t at = 0; at < s->size; at += HEADER_PIECE) {
+            const size_t len = s->size - at < HEADER_PIECE ? (size_t)(s->size - at) : HEADER_PIECE;
+            const uint64_t c = rf_delims_count(s->p + at, len, v->delim);
+            if (c >= left) {
+                v->hend = s->at + at +
+                          rf_delims_nth(s->p + at, len, v->delim, (size_t)(left - 1)) + 1;
+                return;
+            }
+            left -= c;
         }
-        left -= c;
         v->hend = s->at + s->size + (uint64_t)s->extra;
         if (s->extra)
             left--;

@@ -305,6 +305,11 @@ static void dist_run(const rf_engine_options *o, const rf_engine_input *in, size
         rf_engine_gather *g;
         assert_int_equal(rf_engine_gather_open(&g, o, parts, &e), RF_OK);
         feed(g, pk, parts, owners, d, f, &seed);
+        unsigned owner = 99, of = 99;
+        if (rf_engine_gather_owner(g, &owner, &of)) {
+            assert_int_equal(owner, d);
+            assert_int_equal(of, owners);
+        }
         const uint64_t mine = rf_engine_gather_records(g);
         got_records += mine;
         const uint64_t k = left < mine ? left : mine;
@@ -499,6 +504,28 @@ static void split_again(void **state)
     buf_free(&b);
     assert_int_equal(dir_entries(dir), 0);
     rmdir(dir);
+}
+
+/* A header longer than the pieces the header is looked for in (1 MiB),
+ * and one record longer than that inside it. */
+static void long_header(void **state)
+{
+    (void)state;
+    buf b = {0};
+    uint64_t s = 12;
+    gen(&b, &s, 3, 10, '\n', 0);
+    for (int i = 0; i < 1500000; i++)
+        buf_put(&b, "h", 1);
+    buf_put(&b, "\n", 1);
+    gen(&b, &s, 100000, 24, '\n', 0);
+    rf_engine_input in = rf_engine_input_bytes(b.p, b.len, "long header");
+    const uint64_t headers[] = {4, 60000, 100004, 200000};
+    for (size_t i = 0; i < sizeof headers / sizeof *headers; i++) {
+        rf_engine_options o;
+        options(&o, 5, '\n', headers[i], 64 * MIB, NULL);
+        check_run(&o, &in, 1, 3, 2, 64 * KIB, ROUND_ROBIN, RF_ENGINE_ALL);
+    }
+    buf_free(&b);
 }
 
 /* Inputs as files and descriptors (a regular file from its offset, a pipe
@@ -928,6 +955,7 @@ int main(void)
         cmocka_unit_test(counts),
         cmocka_unit_test(many_records),
         cmocka_unit_test(split_again),
+        cmocka_unit_test(long_header),
         cmocka_unit_test(input_kinds),
         cmocka_unit_test(owners_are_ranges),
         cmocka_unit_test(ties),
