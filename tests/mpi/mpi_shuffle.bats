@@ -147,6 +147,18 @@ no_temporaries() {
     done
 }
 
+@test "--split of a -n K head, with a header" {
+    lines 1500 > "$T/in"
+    local flavor i
+    "$RIFFLE" --seed=3 -n 100 --header=1 --split=3 --output-pattern="$T/want%d" "$T/in"
+    for flavor in $FLAVORS; do
+        rm -f "$T"/got*
+        run mpi "$flavor" 3 --seed=3 -n 100 --header=1 --split=3 --output-pattern="$T/got%d" "$T/in"
+        [ "$status" -eq 0 ]
+        for i in 0 1 2; do cmp "$T/want$i" "$T/got$i"; done
+    done
+}
+
 @test "--split counts that do not add up: riffle's message, no part" {
     lines 100 > "$T/in"
     run mpi openmpi 3 --seed=1 --split=10,20 --output-pattern="$T/out/p%d" "$T/in"
