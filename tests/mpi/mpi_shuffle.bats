@@ -110,6 +110,15 @@ no_temporaries() {
     same "2 5" --seed=3 "$T/a" "$T/b" "$T/c"
 }
 
+@test "-o naming the input: replaced at the end, as riffle does" {
+    lines 700 > "$T/a"
+    cp "$T/a" "$T/b"
+    "$RIFFLE" --seed=12 "$T/a" -o "$T/a"
+    run mpi openmpi 3 --seed=12 "$T/b" -o "$T/b"
+    [ "$status" -eq 0 ]
+    cmp "$T/a" "$T/b"
+}
+
 @test "-z: NUL-terminated records" {
     lines 800 | tr '\n' '\0' > "$T/in"
     printf 'tail' >> "$T/in"
