@@ -18,6 +18,7 @@
 #include <sodium.h>
 
 #include "cleanup.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "dist.h"
 #include "output.h"
@@ -47,6 +48,7 @@ static const struct option gather_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_gather_options = {"gather", 0, "o:T:", gather_longopts};
 
 static int gather_help(void)
 {
@@ -108,7 +110,8 @@ static int parse_gather(int argc, char **argv, struct gather_opts *o)
     o->d.cmd = "gather";
     optind = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "o:T:", gather_longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, cli_gather_options.shortopts, gather_longopts, NULL)) !=
+           -1) {
         const int r = on_gather_option(o, c, optarg);
         if (r != CLI_CONTINUE)
             return r;

@@ -19,6 +19,9 @@
  * another, never interleaved. */
 #define OUT_BUFFER ((size_t)1 << 20)
 
+/* Every part's temporary, and -o's, can be guarded at once. */
+_Static_assert(CLEANUP_MAX_FILES >= RF_SPLIT_MAX_PARTS + 1, "cleanup.h holds every split part");
+
 /* ------------------------------------------------------------------------ */
 /* --split=SPEC and --output-pattern=PATTERN: the library's plan            */
 /* ------------------------------------------------------------------------ */

@@ -314,22 +314,27 @@ RF_API void rf_split_names_free(char **names, size_t parts);
  * length of the whole sentence (as snprintf). */
 RF_API size_t rf_split_error_message(const rf_split_error *e, char *buf, size_t len);
 
-/* The sink of a split: the header into every part, the records into the
- * parts' descriptors fds[0..parts) by the plan of s for the `records` that
- * begin announces (so begin fails, with err filled, when counts do not fit
- * them), through buf[0..cap) (one buffer serves every part in turn: parts
- * are written one after another).  The parts' writes follow the sink
- * protocol: room() is what the current part still takes, and the sink moves
- * to the next part (header first) when it is full, and through any empty
- * parts.  `split` and `fds` are copied; the sink allocates (the plan, a copy
- * of the header), so release it with rf_split_sink_free.  s->sink is the sink
- * to pass; s must stay in place while it is used.
+/* The sink of a split: the header into every part, and the records into the
+ * parts' descriptors fds[0..parts), part i taking records [b(i), b(i+1)) of
+ * the plan rf_split_bounds(split, records) for the `records` that begin
+ * announces, all through buf[0..cap) (one buffer serves every part in turn:
+ * parts are written one after another).  room() is what the current part
+ * still takes; the sink moves to the next part, header first, when one is
+ * full, and through any empty parts.  begin returns EINVAL with s->error
+ * filled when the counts do not fit the records (RF_SPLIT_COUNTS_DIFFER or
+ * _EXCEED: the run then fails with RF_EIO, RF_ENGINE_OP_OUTPUT), or ENOMEM.
+ * A caller that breaks the protocol (records before begin, more than room)
+ * gets EINVAL, left in the writer too.  `split` and `fds` are copied; the
+ * sink allocates (the plan, a copy of the header): release it with
+ * rf_split_sink_free.  s->sink is the sink to pass; s must stay in place
+ * while it is used.
  *
- * After a successful run, rf_split_sink_finish starts any parts not reached
+ * After a successful run, rf_split_sink_finish starts the parts not reached
  * (an empty part is its header alone) and flushes; the descriptors are the
- * caller's to fsync and close.  The fields `cur` (the part written last:
- * after a write error, the failing one) and `error` (after begin failed) may
- * be read. */
+ * caller's to fsync and close.  So the program's --split writes, into its
+ * staging files, exactly what this sink writes.  Fields may be read, never
+ * written: `cur` is the part written last (after a write error, the failing
+ * one), `done` the records written, `error` why begin refused. */
 typedef struct rf_split_sink {
     rf_engine_sink sink;
     rf_writer w;
