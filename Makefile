@@ -5,7 +5,8 @@
 #                   builds under gcc and clang, exported-symbol check
 #   make bench      benchmarks (ratios against baselines, one run)
 #   make install    honours PREFIX, DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR,
-#                   LIBEXECDIR; INSTALL_SHUF_LINK=1 adds BINDIR/shuf -> riffle
+#                   LIBEXECDIR, PYTHONDIR; INSTALL_SHUF_LINK=1 adds BINDIR/shuf -> riffle
+#   make python     the Python package in the tree: PYTHONPATH=python imports riffle
 #   make deps       install the Debian packages the build and tests need (root)
 #   make demo       the README's main job: deal a shuffled 52-card deck
 #   make fuzz-long  run each libFuzzer target in fuzz/ for FUZZ_SECONDS (300),
@@ -86,7 +87,21 @@ AUDIT_LIB := $(BUILD)/libriffle_audit.a
 SHARED := $(BUILD)/libriffle.so.$(VERSION)
 RIFFLE := $(BUILD)/riffle
 
-.PHONY: all lib check test bench install uninstall clean deps demo tests fuzz-long mpi
+.PHONY: all lib check test bench install uninstall clean deps demo tests fuzz-long python \
+        install-python mpi
+
+# The Python package is built and tested with Debian's interpreter: the first
+# python3 on PATH may be another build that cannot see Debian's python3-cffi
+# and python3-numpy.  PYTHONDIR: where `make install` puts the package, a
+# directory that interpreter searches (Debian: /usr/lib/python3/dist-packages
+# for PREFIX=/usr, PREFIX/lib/python3.X/dist-packages otherwise).
+PYTHON     ?= /usr/bin/python3
+PYTHONDIR  ?= $(shell $(PYTHON) -c 'import sys; p = "$(PREFIX)"; \
+    print(p + "/lib/python3/dist-packages" if p == "/usr" else \
+          p + "/lib/python%d.%d/dist-packages" % sys.version_info[:2])' 2>/dev/null)
+PY_EXT     := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
+PY_MODULE  := $(BUILD)/python/riffle/_riffle$(PY_EXT)
+PY_SRCS    := python/build_ffi.py python/riffle/_glue.c
 PROGRAMS := $(if $(CLI_SRCS),$(RIFFLE) $(BUILD)/shuf)
 all: lib $(PROGRAMS) $(EXAMPLES) $(BUILD)/riffle.pc $(MPI_PROGRAMS)
 
@@ -170,7 +185,28 @@ $(BUILD)/riffle.pc: riffle.pc.in include/riffle.h
 	@mkdir -p $(@D)
 	$(PC_SUBST) $< > $@
 
-tests: all $(TESTS)
+# The command-line fuzzer (fuzz/cli_argv.c): built from the program's objects
+# (all but main.c) for their option tables, run by tests/checks/check_cli_fuzz.sh.
+CLI_ARGV := $(BUILD)/cli_argv
+$(BUILD)/fuzz_cli/%.o: fuzz/%.c $(wildcard include/*.h cli/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Icli $(ALL_CFLAGS) -c -o $@ $<
+
+$(CLI_ARGV): $(BUILD)/fuzz_cli/cli_argv.o $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS)) $(AUDIT_LIB) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_DEPS)
+
+# The sanitizer build's library cannot be loaded by a plain interpreter: the
+# package is built and tested with the plain build only.
+tests: all $(TESTS) $(if $(CLI_SRCS),$(CLI_ARGV)) $(if $(filter 1,$(SANITIZE)),,python)
+
+# cffi writes $(PY_MODULE); `make python` copies it beside the package's
+# sources, where PYTHONPATH=python finds it.
+$(PY_MODULE): $(PY_SRCS) $(STATIC) $(wildcard include/*.h)
+	$(PYTHON) python/build_ffi.py $(BUILD)
+
+python: $(PY_MODULE)
+	rm -f python/riffle/_riffle.*.so
+	cp $(PY_MODULE) python/riffle/
 
 # The whole suite, ending in one line "N passed, N failed, N skipped".
 check:
@@ -211,6 +247,14 @@ install: all
 	if [ -x $(RIFFLE_MPI) ]; then $(INSTALL) -m 755 $(RIFFLE_MPI) $(DESTDIR)$(BINDIR)/riffle-mpi; \
 	    $(INSTALL) -m 644 docs/riffle-mpi.1 $(DESTDIR)$(MANDIR)/man1/riffle-mpi.1; fi
 	$(if $(CLI_SRCS),$(install_shuf_links))
+	@if $(PYTHON) -c 'import cffi, numpy' 2>/dev/null; then \
+	    $(MAKE) --no-print-directory install-python; \
+	else echo "install: $(PYTHON) has no cffi or numpy: the Python package is not installed"; fi
+
+install-python: $(PY_MODULE)
+	$(INSTALL) -d $(DESTDIR)$(PYTHONDIR)/riffle
+	$(INSTALL) -m 644 python/riffle/*.py $(DESTDIR)$(PYTHONDIR)/riffle/
+	$(INSTALL) -m 755 $(PY_MODULE) $(DESTDIR)$(PYTHONDIR)/riffle/
 
 # The `shuf` name (riffle then accepts exactly shuf's interface) is
 # installed where it shadows nothing: $(LIBEXECDIR)/riffle/shuf, for users who
@@ -241,6 +285,7 @@ uninstall:
 	if [ "$$(readlink $(DESTDIR)$(BINDIR)/shuf)" = riffle ]; then rm -f $(DESTDIR)$(BINDIR)/shuf; fi
 	rmdir $(DESTDIR)$(SHUF_DIR) 2>/dev/null || true
 	cd $(DESTDIR)$(INCLUDEDIR) && rm -f riffle*.h
+	$(if $(PYTHONDIR),rm -rf $(DESTDIR)$(PYTHONDIR)/riffle)
 
 clean:
 	rm -rf build build-asan build-werror-gcc build-werror-clang

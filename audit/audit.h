@@ -8,7 +8,9 @@
  *   audit_odometer.c  the draw-tree odometer (every sequence of bounded draws)
  *   audit_exact.c   exact enumeration (odometer, dynamic programmes)
  *   audit_trials.c  statistical mode: accumulate trials, run the tests
- *   audit_child.c     external shufflers (--cmd): run, check, parse
+ *   audit_power.c   what a test that found nothing could have found
+ *                   (noncentral chi-square)
+ *   audit_child.c     external shufflers (--cmd): run, contain, check, parse
  *   audit_report.c  text and JSON reports;  audit_html.c  HTML + SVG report
  * audit_internal.h declares the few inner steps that the tests also check.
  */
@@ -41,6 +43,13 @@ double audit_poisson_sf(uint64_t k, double lambda);
  * (p[k] = Pr[k positions with a[i+1] == a[i] + 1]).  n >= 1. */
 void audit_law_fixed_points(size_t n, double *p);
 void audit_law_rising(size_t n, double *p);
+/* The two ways audit_law_rising computes its law: the Eulerian recurrence,
+ * exact to rounding and O(n^2), for n <= AUDIT_RISING_EXACT_MAX_N (n >= 1),
+ * and beyond it an Edgeworth expansion, O(n), each cell within 0.01 / n^3
+ * of the exact law (n >= 64; audit_stats.c gives the derivation). */
+#define AUDIT_RISING_EXACT_MAX_N 2048
+void audit_law_rising_exact(size_t n, double *p);
+void audit_law_rising_edgeworth(size_t n, double *p);
 void audit_law_successions(size_t n, double *p);
 
 /* Pearson chi-square of observed counts against probabilities, pooling
@@ -211,6 +220,8 @@ typedef struct audit_test {
     const char *name;
     int applicable;
     double stat, df, pvalue, adjusted;
+    double nobs;             /* observations in a chi-square statistic (power) */
+    double detectable_w;     /* smallest effect it had the power to find, or NAN */
     char note[96];
 } audit_test;
 
@@ -226,6 +237,8 @@ typedef struct audit_acc {
     uint64_t *hashes;        /* birthday test: one hash per trial, or NULL */
     uint64_t hash_cap;
     uint32_t *scratch;       /* n entries */
+    uint32_t *first;         /* the first ordering seen (n entries) */
+    int varied;              /* some ordering differed from the first */
 } audit_acc;
 
 int audit_acc_init(audit_acc *acc, size_t n, uint64_t max_trials);
@@ -235,6 +248,8 @@ void audit_acc_free(audit_acc *acc);
 void audit_acc_add(audit_acc *acc, const uint32_t *a);
 /* Merge src into dst (same n); used by worker threads. */
 void audit_acc_merge(audit_acc *dst, const audit_acc *src);
+/* Every trial so far gave one and the same ordering (2 trials or more). */
+int audit_acc_degenerate(const audit_acc *acc);
 /* Compute the tests of acc into t[AUDIT_T_COUNT] (adjusted left unset). */
 void audit_acc_tests(const audit_acc *acc, audit_test *t);
 
@@ -245,6 +260,16 @@ void audit_acc_tests(const audit_acc *acc, audit_test *t);
 int audit_run_builtin(const audit_algo *al, unsigned param, uint64_t seed,
                       uint64_t batch, uint64_t trials, unsigned threads, audit_acc *acc);
 
+/* ---- audit_power.c ------------------------------------------------------ */
+
+/* Upper a-quantile of chi-square(df). */
+double audit_chi2_isf(double a, double df);
+/* Upper tail Pr[X > x] of the noncentral chi-square(df, lambda). */
+double audit_ncx2_sf(double x, double df, double lambda);
+/* The smallest noncentrality that a chi-square(df) test at `level` rejects
+ * with probability `power` (the detectable effect is sqrt(lambda / N)). */
+double audit_detectable_lambda(double df, double level, double power);
+
 /* ---- audit_child.c -------------------------------------------------------- */
 
 typedef struct audit_child {
@@ -252,22 +277,49 @@ typedef struct audit_child {
     int use_shell;
     char **argv;             /* when !use_shell */
     unsigned jobs;
-    char tmpdir[64];
-    char input_path[96];
+    char *tmpdir;            /* $TMPDIR/riffle-audit.XXXXXX */
+    char *input_path;
     size_t input_n;          /* deck size the input file holds */
+    size_t input_bytes;
+    /* Limits, set by the caller after audit_child_open (0: the default). */
+    double timeout;          /* seconds per trial; 0: derived (audit_child_timeout) */
+    uint64_t max_output;     /* bytes per trial; 0: audit_child_output_limit */
+    double deadline;         /* CLOCK_MONOTONIC seconds of --time-limit, or 0 */
+    int progress;            /* progress lines on stderr */
+    /* What happened. */
     uint64_t broken;         /* trials whose output was not a permutation */
-    char example[256];       /* first broken output explained */
+    uint64_t timed_out;      /* ...of which killed at the timeout */
+    uint64_t overflowed;     /* ...of which killed over the output limit */
+    char example[256];       /* first broken output explained (raw bytes) */
     double seconds;          /* wall time spent in run */
-    uint64_t runs;
+    uint64_t runs, started;
+    unsigned calibrated;     /* good trials timed for the derived timeout */
+    double slowest;          /* the slowest of those, seconds */
+    int stop;                /* no more trials: a timeout or the time limit */
+    int time_up;             /* the time limit ended the trials */
+    int cannot_run;          /* 126 or 127: the shell could not run it */
+    int subreaper;           /* stray descendants are caught (see audit_child.c) */
+    char error[256];         /* why open or run failed */
 } audit_child;
 
 /* Does the command need /bin/sh (quotes, pipes, redirections, variables...)? */
 int audit_child_needs_shell(const char *command);
+/* Is the command empty or only blanks? */
+int audit_command_blank(const char *command);
+/* Returns 0, or -1 with c->error set (an empty command, an unusable TMPDIR). */
 int audit_child_open(audit_child *c, const char *command, unsigned jobs);
 void audit_child_close(audit_child *c);
 /* Run the command `trials` times on the lines "1".."n", adding each valid
- * output to acc.  Returns 0, or -1 on an I/O error (message printed). */
+ * output to acc.  Returns 0 (also when a timeout or the time limit stopped
+ * the trials: see c->stop), or -1 when the command cannot be run at all or on
+ * an I/O error (message printed). */
 int audit_child_run(audit_child *c, size_t n, uint64_t trials, audit_acc *acc);
+/* The timeout in force (seconds) and the output limit for n lines (bytes). */
+double audit_child_timeout(const audit_child *c);
+uint64_t audit_child_output_limit(const audit_child *c, size_t n);
+/* The length of s[0..len) cut to at most max bytes at a UTF-8 character
+ * boundary. */
+size_t audit_utf8_cut(const char *s, size_t len, size_t max);
 /* Parse one output (len bytes) into a[0..n) (0-based items).  Returns 0 if it
  * is a permutation of "1".."n", else -1 with why[] explaining. */
 int audit_parse_output(const char *buf, size_t len, size_t n, uint32_t *a,
@@ -291,7 +343,7 @@ typedef struct audit_result {
     unsigned param;
     uint64_t seed;
     double alpha;
-    const char *verdict;     /* "fair", "biased", "broken" */
+    const char *verdict;     /* "fair", "biased", "broken", "inconclusive" */
     char reason[256];
     size_t nsizes;
     audit_size_result *sizes;
@@ -299,11 +351,33 @@ typedef struct audit_result {
     double per_trial_us;     /* --cmd: wall time per trial */
     uint64_t broken;
     const char *broken_example;
+    /* Statistical mode (stat_known): what "no bias found" could have found. */
+    int stat_known;
+    double power;            /* probability of detection used below */
+    double promised_w;       /* effect size a "fair" verdict must have been able to see */
+    double test_level;       /* level of one test: alpha / (looks x tests) */
+    uint64_t trials_to_decide; /* inconclusive: trials per size that would decide */
+    int time_limited;        /* --time-limit ended the trials */
+    double time_limit;       /* seconds, or 0 */
+    /* --cmd: the limits in force and what they caught. */
+    double timeout;          /* seconds per trial at the end of the audit */
+    int timeout_derived;     /* 1: derived from the first trials */
+    uint64_t max_output;     /* bytes per trial, at the largest deck size */
+    uint64_t timed_out, over_output;
+    int strays_caught;       /* a subreaper caught descendants that left the group */
 } audit_result;
+
+/* The exit status of a verdict: 0 fair, 2 biased or broken, 3 inconclusive. */
+int audit_exit_status(const char *verdict);
 
 void audit_report_text(FILE *f, const audit_result *r);
 void audit_report_json(FILE *f, const audit_result *r);
 int audit_report_html(FILE *f, const audit_result *r);
+/* The length of the well-formed UTF-8 character at s, or 0 (also at NUL). */
+size_t audit_utf8_char(const unsigned char *s);
+/* Bytes from a command's output, safe on a terminal: control characters and
+ * bytes that are not UTF-8 escaped (\xHH, \u00HH), a backslash doubled. */
+void audit_fput_text(FILE *f, const char *s);
 /* Exact fractions as decimal strings (helpers shared by the writers). */
 void audit_fprint_ratio(FILE *f, const mpz_t num, const mpz_t den);
 double audit_ratio_double(const mpz_t num, const mpz_t den);

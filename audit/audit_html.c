@@ -18,16 +18,26 @@
 #define HEAT_CELL_MAX 28.0
 #define BAR_MAX 5040 /* one bar per ordering up to 7! */
 
-static void html_text(FILE *f, const char *s)
+/* Text into HTML: markup characters as entities; control characters and
+ * bytes that are not UTF-8 (a command's output may hold either) shown as
+ * \xHH, so that the page is always well-formed UTF-8. */
+static void html_text(FILE *f, const char *str)
 {
-    for (; s != NULL && *s; s++) {
+    const unsigned char *s = (const unsigned char *)str;
+    while (s != NULL && *s) {
+        const size_t len = audit_utf8_char(s);
         switch (*s) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
-        default: fputc(*s, f);
+        default:
+            if (len == 0 || *s < 0x20 || *s == 0x7F)
+                fprintf(f, "\\x%02x", *s);
+            else
+                fwrite(s, 1, len, f);
         }
+        s += len ? len : 1;
     }
 }
 
@@ -189,7 +199,7 @@ static void svg_heatmap(FILE *f, const audit_size_result *sz)
 static void html_tests(FILE *f, const audit_size_result *sz)
 {
     fputs("<table><tr><th>test</th><th>statistic</th><th>df</th><th>p-value</th>"
-          "<th>adjusted</th><th>note</th></tr>\n", f);
+          "<th>adjusted</th><th>detectable w</th><th>note</th></tr>\n", f);
     for (int i = 0; i < AUDIT_T_COUNT; i++) {
         const audit_test *t = &sz->tests[i];
         fprintf(f, "<tr><td>%s</td>", t->name);
@@ -198,6 +208,10 @@ static void html_tests(FILE *f, const audit_size_result *sz)
                     t->df, t->pvalue, t->adjusted);
         else
             fputs("<td>-</td><td>-</td><td>-</td><td>-</td>", f);
+        if (isfinite(t->detectable_w))
+            fprintf(f, "<td>%.3g</td>", t->detectable_w);
+        else
+            fputs("<td>-</td>", f);
         fputs("<td>", f);
         html_text(f, t->note);
         fputs("</td></tr>\n", f);
@@ -252,7 +266,7 @@ int audit_report_html(FILE *f, const audit_result *r)
           "color:#222}table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid "
           "#bbb;padding:.2em .5em;text-align:left}figure{margin:1em 0}figcaption{font-size:"
           ".9em;color:#444}.verdict{font-size:1.3em;padding:.4em;border-radius:4px}"
-          ".fair{background:#dfd}.biased{background:#fdd}</style>\n</head><body>\n<h1>riffle "
+          ".fair{background:#dfd}.biased{background:#fdd}.inconclusive{background:#ffd}</style>\n</head><body>\n<h1>riffle "
           "audit: ", f);
     html_text(f, r->subject);
     fprintf(f, "</h1>\n<p>%s, %s mode", r->kind, r->mode);
@@ -267,7 +281,8 @@ int audit_report_html(FILE *f, const audit_result *r)
         fputs("</p>\n", f);
     }
     fprintf(f, "<p class='verdict %s'>verdict: <strong>%s</strong> &mdash; ",
-            fair ? "fair" : "biased", r->verdict);
+            fair ? "fair" : strcmp(r->verdict, "inconclusive") == 0 ? "inconclusive" : "biased",
+            r->verdict);
     html_text(f, r->reason);
     fputs("</p>\n", f);
     if (r->broken) {

@@ -36,6 +36,67 @@ void audit_fprint_ratio(FILE *f, const mpz_t num, const mpz_t den)
     mpq_clear(q);
 }
 
+int audit_exit_status(const char *verdict)
+{
+    if (strcmp(verdict, "fair") == 0)
+        return 0;
+    return strcmp(verdict, "inconclusive") == 0 ? 3 : 2;
+}
+
+/* The length of the well-formed UTF-8 character at s (RFC 3629, section 4:
+ * no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
+size_t audit_utf8_char(const unsigned char *s)
+{
+    const unsigned c = s[0];
+    if (c < 0x80)
+        return c ? 1 : 0;
+    size_t len;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        lo = c == 0xE0 ? 0xA0 : 0x80;
+        hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        lo = c == 0xF0 ? 0x90 : 0x80;
+        hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else
+        return 0;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < len; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return len;
+}
+
+/* Text that came from a command's output, for a terminal: printable ASCII and
+ * well-formed UTF-8 as they are; control characters (C0, DEL and the C1
+ * range U+0080..U+009F, which terminals may obey) as \uXXXX or \xHH, bytes
+ * that are not UTF-8 as \xHH, a backslash doubled.  Nothing that reaches the
+ * terminal can be an escape sequence. */
+void audit_fput_text(FILE *f, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    while (s != NULL && *s) {
+        const size_t len = audit_utf8_char(s);
+        if (*s == '\\') {
+            fputs("\\\\", f);
+        } else if (len == 1 && *s >= 0x20 && *s < 0x7F) {
+            fputc(*s, f);
+        } else if (len == 2 && s[0] == 0xC2 && s[1] < 0xA0) {
+            fprintf(f, "\\u%04x", s[1]); /* C1 control */
+        } else if (len > 1) {
+            fwrite(s, 1, len, f);
+        } else {
+            fprintf(f, "\\x%02x", *s);
+        }
+        s += len ? len : 1;
+    }
+}
+
 static void print_ordering(FILE *f, uint64_t rank, size_t n)
 {
     uint32_t a[21];
@@ -174,13 +235,14 @@ static void text_exact(FILE *f, const audit_size_result *sz)
 static void text_tests(FILE *f, const audit_size_result *sz)
 {
     fprintf(f, "n = %zu: %llu trials\n", sz->n, (unsigned long long)sz->trials);
-    fprintf(f, "  %-20s %12s %9s %10s %10s  %s\n", "test", "statistic", "df", "p-value",
-            "adjusted", "note");
+    fprintf(f, "  %-20s %12s %9s %10s %10s %8s  %s\n", "test", "statistic", "df", "p-value",
+            "adjusted", "detect-w", "note");
+    const audit_test *best = NULL;
     for (int i = 0; i < AUDIT_T_COUNT; i++) {
         const audit_test *t = &sz->tests[i];
         if (!t->applicable) {
-            fprintf(f, "  %-20s %12s %9s %10s %10s  %s\n", t->name, "-", "-", "-", "-",
-                    t->note);
+            fprintf(f, "  %-20s %12s %9s %10s %10s %8s  %s\n", t->name, "-", "-", "-", "-",
+                    "-", t->note);
             continue;
         }
         fprintf(f, "  %-20s %12.6g ", t->name, t->stat);
@@ -191,13 +253,36 @@ static void text_tests(FILE *f, const audit_size_result *sz)
         print_pvalue(f, t->pvalue);
         fputc(' ', f);
         print_pvalue(f, t->adjusted);
+        if (isfinite(t->detectable_w))
+            fprintf(f, " %8.3g", t->detectable_w);
+        else
+            fprintf(f, " %8s", "-");
         fprintf(f, "  %s\n", t->note);
+        if (isfinite(t->detectable_w) && (best == NULL || t->detectable_w < best->detectable_w))
+            best = t;
     }
+    if (best != NULL)
+        fprintf(f, "  smallest deviation these trials could find: w = %.3g (%s)\n",
+                best->detectable_w, best->name);
+}
+
+static void text_command(FILE *f, const audit_result *r)
+{
+    fprintf(f, "command: %.3f ms per trial (wall clock, parallel); timeout %.3g s (%s); "
+               "output limit %llu bytes\n",
+            r->per_trial_us / 1000.0, r->timeout,
+            r->timeout_derived ? "derived from the first trials" : "--timeout",
+            (unsigned long long)r->max_output);
+    if (r->timed_out || r->over_output)
+        fprintf(f, "killed: %llu trials at the timeout, %llu over the output limit\n",
+                (unsigned long long)r->timed_out, (unsigned long long)r->over_output);
 }
 
 void audit_report_text(FILE *f, const audit_result *r)
 {
-    fprintf(f, "riffle audit: %s (%s, %s", r->subject, r->kind, r->mode);
+    fputs("riffle audit: ", f);
+    audit_fput_text(f, r->subject);
+    fprintf(f, " (%s, %s", r->kind, r->mode);
     if (strcmp(r->mode, "statistical") == 0 && r->algo != NULL)
         fprintf(f, ", seed %llu", (unsigned long long)r->seed);
     if (strcmp(r->mode, "statistical") == 0)
@@ -212,30 +297,48 @@ void audit_report_text(FILE *f, const audit_result *r)
         else
             text_tests(f, &r->sizes[i]);
     }
-    if (r->per_trial_us > 0.0)
-        fprintf(f, "command: %.3f ms per trial (wall clock, parallel)\n",
-                r->per_trial_us / 1000.0);
-    if (r->broken)
-        fprintf(f, "broken outputs: %llu (first: %s)\n", (unsigned long long)r->broken,
-                r->broken_example ? r->broken_example : "");
-    fprintf(f, "verdict: %s -- %s\n", r->verdict, r->reason);
+    if (r->stat_known)
+        fprintf(f, "power: detect-w is the deviation (Cohen's w) each test would find "
+                   "with %g%% power at level %.3g; \"fair\" needs w <= %g at every size\n",
+                100.0 * r->power, r->test_level, r->promised_w);
+    if (strcmp(r->kind, "command") == 0 && strcmp(r->mode, "statistical") == 0)
+        text_command(f, r);
+    if (r->time_limited)
+        fprintf(f, "time limit: %g s reached; judged on the trials gathered\n",
+                r->time_limit);
+    if (r->broken) {
+        fprintf(f, "broken outputs: %llu (first: ", (unsigned long long)r->broken);
+        audit_fput_text(f, r->broken_example ? r->broken_example : "");
+        fputs(")\n", f);
+    }
+    fprintf(f, "verdict: %s -- ", r->verdict);
+    audit_fput_text(f, r->reason);
+    fputc('\n', f);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void json_str(FILE *f, const char *s)
+/* A JSON string (RFC 8259) that is always valid UTF-8: well-formed UTF-8
+ * copied, control characters escaped, and each byte that is not part of a
+ * well-formed character replaced by U+FFFD (docs/audit-json.md). */
+static void json_str(FILE *f, const char *str)
 {
+    const unsigned char *s = (const unsigned char *)str;
     fputc('"', f);
-    for (; s != NULL && *s; s++) {
-        const unsigned char c = (unsigned char)*s;
+    while (s != NULL && *s) {
+        const size_t len = audit_utf8_char(s);
+        const unsigned c = *s;
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c == '\n')
             fputs("\\n", f);
-        else if (c < 0x20)
+        else if (c < 0x20 || c == 0x7F)
             fprintf(f, "\\u%04x", c);
+        else if (len == 0)
+            fputs("\\ufffd", f);
         else
-            fputc(c, f);
+            fwrite(s, 1, len, f);
+        s += len ? len : 1;
     }
     fputc('"', f);
 }
@@ -333,6 +436,8 @@ static void json_stat(FILE *f, const audit_size_result *sz)
         json_num(f, t->pvalue);
         fputs(", \"adjusted_p\": ", f);
         json_num(f, t->adjusted);
+        fputs(", \"detectable_w\": ", f);
+        json_num(f, t->detectable_w);
         fputs(", \"note\": ", f);
         json_str(f, t->note);
         fputc('}', f);
@@ -357,6 +462,23 @@ static void json_stat(FILE *f, const audit_size_result *sz)
             fputs("null", f);
     }
     fputc('}', f);
+}
+
+/* Statistical mode only (the exact-mode document is pinned as it is). */
+static void json_power(FILE *f, const audit_result *r)
+{
+    fputs(", \"power\": {\"probability\": ", f);
+    json_num(f, r->power);
+    fputs(", \"test_level\": ", f);
+    json_num(f, r->test_level);
+    fputs(", \"promised_w\": ", f);
+    json_num(f, r->promised_w);
+    fputs(", \"trials_to_decide\": ", f);
+    if (r->trials_to_decide)
+        fprintf(f, "%llu", (unsigned long long)r->trials_to_decide);
+    else
+        fputs("null", f);
+    fprintf(f, ", \"time_limited\": %s}", r->time_limited ? "true" : "false");
 }
 
 void audit_report_json(FILE *f, const audit_result *r)
@@ -384,15 +506,24 @@ void audit_report_json(FILE *f, const audit_result *r)
     json_str(f, r->verdict);
     fputs(", \"reason\": ", f);
     json_str(f, r->reason);
-    fprintf(f, ", \"exit_status\": %d, \"seconds\": ",
-            strcmp(r->verdict, "fair") == 0 ? 0 : 2);
+    fprintf(f, ", \"exit_status\": %d, \"seconds\": ", audit_exit_status(r->verdict));
     json_num(f, r->seconds);
+    if (r->stat_known)
+        json_power(f, r);
     fputs(", \"command\": ", f);
     if (strcmp(r->kind, "command") == 0) {
         fputs("{\"per_trial_ms\": ", f);
         json_num(f, r->per_trial_us / 1000.0);
         fprintf(f, ", \"broken\": %llu, \"example\": ", (unsigned long long)r->broken);
         json_str(f, r->broken_example ? r->broken_example : "");
+        if (strcmp(r->mode, "statistical") == 0) {
+            fputs(", \"timeout_s\": ", f);
+            json_num(f, r->timeout);
+            fprintf(f, ", \"timeout_derived\": %s, \"max_output\": %llu, "
+                       "\"timed_out\": %llu, \"over_output\": %llu",
+                    r->timeout_derived ? "true" : "false", (unsigned long long)r->max_output,
+                    (unsigned long long)r->timed_out, (unsigned long long)r->over_output);
+        }
         fputc('}', f);
     } else {
         fputs("null", f);

@@ -50,6 +50,7 @@ int audit_acc_init(audit_acc *acc, size_t n, uint64_t max_trials)
     acc->rising = calloc(n + 1, sizeof *acc->rising);
     acc->succ = calloc(n + 1, sizeof *acc->succ);
     acc->scratch = calloc(n + 1, sizeof *acc->scratch);
+    acc->first = calloc(n + 1, sizeof *acc->first);
     if (audit_factorial(n) >= BIRTHDAY_RATIO * (double)max_trials) {
         acc->hash_cap = max_trials < HASH_CAP ? max_trials : HASH_CAP;
         acc->hashes = calloc(acc->hash_cap, sizeof *acc->hashes);
@@ -57,7 +58,7 @@ int audit_acc_init(audit_acc *acc, size_t n, uint64_t max_trials)
             acc->hash_cap = 0;
     }
     if ((acc->nperm && !acc->order) || !acc->pos || !acc->fixed || !acc->rising ||
-        !acc->succ || !acc->scratch) {
+        !acc->succ || !acc->scratch || !acc->first) {
         audit_acc_free(acc);
         return -1;
     }
@@ -73,6 +74,7 @@ void audit_acc_free(audit_acc *acc)
     free(acc->succ);
     free(acc->hashes);
     free(acc->scratch);
+    free(acc->first);
     memset(acc, 0, sizeof *acc);
 }
 
@@ -113,9 +115,25 @@ static void acc_counts_small(audit_acc *acc, const uint32_t *a)
         acc->order[audit_rank(a, n)]++;
 }
 
+/* Remember the first ordering and whether any later one differs: a
+ * shuffler that always gives the same ordering is never called fair. */
+static void acc_same(audit_acc *acc, const uint32_t *a)
+{
+    if (acc->trials == 0)
+        memcpy(acc->first, a, acc->n * sizeof *a);
+    else if (!acc->varied && memcmp(acc->first, a, acc->n * sizeof *a) != 0)
+        acc->varied = 1;
+}
+
+int audit_acc_degenerate(const audit_acc *acc)
+{
+    return acc->trials >= 2 && !acc->varied;
+}
+
 static void acc_counts(audit_acc *acc, const uint32_t *a)
 {
     const size_t n = acc->n, b = acc->blocks;
+    acc_same(acc, a);
     if (b == n) {
         acc_counts_small(acc, a);
         return;
@@ -148,6 +166,13 @@ void audit_acc_merge(audit_acc *dst, const audit_acc *src)
         dst->rising[k] += src->rising[k];
         dst->succ[k] += src->succ[k];
     }
+    if (src->trials > 0) {
+        if (dst->trials == 0)
+            memcpy(dst->first, src->first, n * sizeof *dst->first);
+        else if (src->varied || memcmp(dst->first, src->first, n * sizeof *dst->first) != 0)
+            dst->varied = 1;
+        dst->varied |= src->varied;
+    }
     dst->trials += src->trials;
 }
 
@@ -157,6 +182,7 @@ static void set_result(audit_test *t, double stat, double df)
 {
     t->applicable = df > 0.0;
     t->stat = stat;
+    t->nobs = 0.0; /* set by the caller: trials, or item placements */
     t->df = df;
     t->pvalue = t->applicable ? audit_chi2_sf(stat, df) : 1.0;
 }
@@ -208,6 +234,8 @@ static void test_positions(const audit_acc *acc, audit_test *t)
         return;
     }
     set_result(t, stat * (double)(n - 1) / (double)n, (double)((b - 1) * (b - 1)));
+    /* T n placements, scaled by (n-1)/n: the statistic's sample size. */
+    t->nobs = T * (double)(n - 1);
     snprintf(t->note, sizeof t->note, "%zux%zu %s", b, b, b == n ? "cells" : "blocks");
 }
 
@@ -270,6 +298,7 @@ void audit_acc_tests(const audit_acc *acc, audit_test *t)
         memset(&t[i], 0, sizeof t[i]);
         t[i].name = test_names[i];
         t[i].pvalue = t[i].adjusted = 1.0;
+        t[i].detectable_w = NAN;
     }
     if (acc->trials == 0)
         return;
@@ -279,6 +308,10 @@ void audit_acc_tests(const audit_acc *acc, audit_test *t)
     test_law(acc, acc->rising, audit_law_rising, &t[AUDIT_T_RISING]);
     test_law(acc, acc->succ, audit_law_successions, &t[AUDIT_T_SUCCESSION]);
     test_birthday(acc, &t[AUDIT_T_BIRTHDAY]);
+    static const int per_trial[] = {AUDIT_T_ORDER, AUDIT_T_FIXED, AUDIT_T_RISING,
+                                    AUDIT_T_SUCCESSION};
+    for (size_t i = 0; i < sizeof per_trial / sizeof per_trial[0]; i++)
+        t[per_trial[i]].nobs = (double)acc->trials;
 }
 
 /* ---- in-process trials ---------------------------------------------------- */

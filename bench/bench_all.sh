@@ -8,7 +8,9 @@
 # name only: it generates files and takes minutes) adds bench/bench_cli.sh on
 # the riffle program of the parent build directory, and "external" (by name
 # only too: 1 GB and 4.3 GB files, tens of minutes) bench/bench_external.sh
-# on the same program (TERASHUF=path adds terashuf).  The machine and its
+# on the same program (TERASHUF=path adds terashuf), and "scale" (by name
+# only) bench/bench_scale.sh: the audit and rank/unrank at n = 10^6 (OLD=path
+# to a previous riffle adds old/new ratios).  The machine and its
 # load are printed before and after: figures from a shared machine mean
 # little without them.  A benchmark, not a test: a missed target never fails;
 # only a missing program or a broken shuffle (non-zero exit) does.
@@ -48,6 +50,13 @@ case " ${BENCHES:-} " in
     echo
     echo "== bench_cli.sh (load average $(load)) =="
     sh "$(dirname "$0")/bench_cli.sh" "$(dirname "$dir")" || status=1
+    ;;
+esac
+case " ${BENCHES:-} " in
+*" scale "*)
+    echo
+    echo "== bench_scale.sh (load average $(load)) =="
+    sh "$(dirname "$0")/bench_scale.sh" "$(dirname "$dir")" || status=1
     ;;
 esac
 case " ${BENCHES:-} " in

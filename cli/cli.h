@@ -36,9 +36,22 @@ int cli_print_stdout(const char *text);
  * would overflow) with the array and *cap as they were. */
 void *cli_grow(void *items, size_t *cap, size_t size, size_t first);
 
-/* 'text' with quotes and unprintables escaped, as coreutils quotes in the C
- * locale.  Never NULL. */
+/* One rule for an option given more than once, in every command, GNU
+ * shuf's: a count (-n) keeps the smallest value, any other option may be
+ * repeated only with the same value.  cli_set_once stores arg in *slot, or,
+ * when *slot holds a different value, prints "multiple PLURAL specified"
+ * (shuf's "multiple output files specified") and returns CLI_FAIL. */
+int cli_set_once(const char **slot, const char *arg, const char *plural);
+
+/* 'text' with quotes and unprintables escaped, as coreutils' quote() writes
+ * it: \u2018text\u2019 when the environment's locale (LC_ALL, LC_CTYPE,
+ * LANG) is UTF-8.  Never NULL. */
 const char *cli_quote(const char *s);
+
+/* A file name for "FILE: reason" messages, as coreutils' quotef() writes it:
+ * bare when a shell would read it unchanged (in.txt), else quoted ('a b',
+ * "it's", ''$'\377'); never NULL. */
+const char *cli_quote_file(const char *s);
 
 /* Parse an unsigned decimal count the way coreutils' xstrtoumax does for shuf:
  * leading blanks and '+' allowed, no sign '-', no suffix.  A value too large

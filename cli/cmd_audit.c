@@ -24,17 +24,23 @@
 #define DEFAULT_ALPHA 0.001
 #define DEFAULT_CMD_TRIALS 2000
 #define MAX_JOBS 256
+/* What "fair" promises (docs/audit.md, "What a verdict means"): every deck
+ * size had a test able to find, with probability AUDIT_POWER at its level, a
+ * deviation of Cohen's w = AUDIT_PROMISED_W; else the verdict is inconclusive. */
+#define AUDIT_POWER 0.9
+#define AUDIT_PROMISED_W 0.25
+#define MIN_EXPECTED 5.0 /* Cochran's rule, as the tests apply it */
 
-enum { EXIT_FAIR = 0, EXIT_ERROR = 1, EXIT_BIASED = 2 };
+enum { EXIT_FAIR = 0, EXIT_ERROR = 1, EXIT_BIASED = 2, EXIT_INCONCLUSIVE = 3 };
 
 typedef struct audit_opts {
     const char *name, *cmd, *report, *as_shuffler;
     unsigned param;
     size_t sizes[MAX_SIZES], nsizes;
-    int exact, walk, json, list, help, seed_set;
-    uint64_t trials, max_trials, seed;
+    int exact, walk, json, list, help, seed_set, progress;
+    uint64_t trials, max_trials, seed, max_output;
     unsigned jobs, threads;
-    double alpha;
+    double alpha, timeout, time_limit;
 } audit_opts;
 
 static const char usage_text[] =
@@ -54,13 +60,23 @@ static const char usage_text[] =
     "  --seed=S          seed of the in-process trials (default: random, printed)\n"
     "  --threads=T       threads for in-process trials\n"
     "  --jobs=J          concurrent processes with --cmd\n"
+    "  --timeout=SECONDS  kill a --cmd trial after this long (default: 60 s for\n"
+    "                    the first 5 trials, then max(10 s, 20 x the slowest))\n"
+    "  --max-output=BYTES  kill a --cmd trial that writes more (default: 4 x the\n"
+    "                    input, at least 4096); such a trial is broken\n"
+    "  --time-limit=SECONDS  stop starting trials after this long and judge what\n"
+    "                    was gathered\n"
+    "  --progress        progress on stderr (default: when it is a terminal)\n"
     "  --json            the full report as JSON (docs/audit-json.md)\n"
     "  --report=FILE     also write a self-contained HTML report with figures\n"
     "  --list            name the built-in algorithms\n"
     "  --as-shuffler=NAME  act as a line shuffler running algorithm NAME\n"
     "  -h, --help        this help\n"
     "\n"
-    "Exit status: 0 if no test finds bias, 2 if biased or broken, 1 on error.\n";
+    "Exit status: 0 fair (no test finds bias, and the tests could have found a\n"
+    "deviation of Cohen's w = 0.25 with 90% power), 2 biased or broken, 3\n"
+    "inconclusive (too few trials to say: the report gives how many would\n"
+    "decide), 1 on error.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -109,7 +125,8 @@ static int takes_value(const char *opt)
 {
     static const char *const with[] = {"n", "trials", "max-trials", "alpha", "seed",
                                        "threads", "jobs", "report", "cmd",
-                                       "as-shuffler"};
+                                       "as-shuffler", "timeout", "max-output",
+                                       "time-limit"};
     for (size_t i = 0; i < sizeof with / sizeof with[0]; i++)
         if (strcmp(opt, with[i]) == 0)
             return 1;
@@ -128,6 +145,8 @@ static int set_flag(audit_opts *o, const char *opt)
         o->list = 1;
     else if (strcmp(opt, "help") == 0)
         o->help = 1;
+    else if (strcmp(opt, "progress") == 0)
+        o->progress = 1;
     else
         return usage_error("unrecognized option '--%s'", opt);
     return 0;
@@ -153,6 +172,14 @@ static int set_value(audit_opts *o, const char *opt, const char *v)
         char *end;
         o->alpha = strtod(v, &end);
         bad = *end != '\0' || !(o->alpha > 0.0 && o->alpha < 1.0);
+    } else if (strcmp(opt, "timeout") == 0 || strcmp(opt, "time-limit") == 0) {
+        char *end;
+        const double t = strtod(v, &end);
+        bad = end == v || *end != '\0' || !(t > 0.0 && t <= 1e7);
+        *(strcmp(opt, "timeout") == 0 ? &o->timeout : &o->time_limit) = t;
+    } else if (strcmp(opt, "max-output") == 0) {
+        bad = parse_u64(v, &o->max_output) || o->max_output == 0 ||
+              o->max_output > ((uint64_t)1 << 40);
     } else if (strcmp(opt, "report") == 0)
         o->report = v;
     else if (strcmp(opt, "cmd") == 0)
@@ -277,7 +304,7 @@ static int emit(const audit_opts *o, audit_result *r)
         fprintf(stderr, "riffle: audit: write error: %s\n", strerror(errno));
         return EXIT_ERROR;
     }
-    return strcmp(r->verdict, "fair") == 0 ? EXIT_FAIR : EXIT_BIASED;
+    return audit_exit_status(r->verdict);
 }
 
 /* ---- exact mode ------------------------------------------------------------ */
@@ -351,10 +378,11 @@ static plan make_plan(const audit_opts *o, size_t max_n)
         max = ((uint64_t)1 << 27) / (max_n ? max_n : 1);
         max = max < 65536 ? 65536 : max > ((uint64_t)1 << 22) ? (uint64_t)1 << 22 : max;
     }
+    /* Growing looks, each 4 times the last, from a quarter (--cmd) or a
+     * sixteenth of the budget; a budget too small to divide is one look. */
     const uint64_t first = o->cmd ? max / 4 : max / 16;
-    for (uint64_t t = first; t < max && p.nlooks < 7; t *= 4)
-        if (t > 0)
-            p.looks[p.nlooks++] = t;
+    for (uint64_t t = first; t > 0 && t < max && p.nlooks < 7; t *= 4)
+        p.looks[p.nlooks++] = t;
     p.looks[p.nlooks++] = max;
     return p;
 }
@@ -363,7 +391,7 @@ static plan make_plan(const audit_opts *o, size_t max_n)
  * p-value is returned with its test and size. */
 static double adjust_all(audit_result *r, const audit_test **worst, size_t *worst_n)
 {
-    double p[MAX_SIZES * AUDIT_T_COUNT], adj[MAX_SIZES * AUDIT_T_COUNT];
+    double p[MAX_SIZES * AUDIT_T_COUNT] = {0}, adj[MAX_SIZES * AUDIT_T_COUNT];
     audit_test *ref[MAX_SIZES * AUDIT_T_COUNT];
     size_t m = 0, sz[MAX_SIZES * AUDIT_T_COUNT];
     for (size_t s = 0; s < r->nsizes; s++)
@@ -402,17 +430,137 @@ static int add_trials(const audit_opts *o, const audit_algo *al, unsigned param,
     return 0;
 }
 
+/* Trials per size that would give the best test of sz a detectable effect of
+ * promised_w: w shrinks as 1/sqrt(trials) at a fixed df and level.  When no
+ * test ran, the item-position test's needs: every cell expecting
+ * MIN_EXPECTED, and the noncentrality of its df. */
+static uint64_t trials_needed(const audit_size_result *sz, double level, double w)
+{
+    double best = INFINITY;
+    for (int t = 0; t < AUDIT_T_COUNT; t++) {
+        const audit_test *x = &sz->tests[t];
+        if (x->applicable && isfinite(x->detectable_w))
+            best = fmin(best, (double)sz->trials * (x->detectable_w / w) *
+                                  (x->detectable_w / w));
+    }
+    if (!isfinite(best)) {
+        const size_t n = sz->n, b = n <= 32 ? n : 16;
+        const double cell = (double)(n / b), df = (double)((b - 1) * (b - 1));
+        const double by_cells = MIN_EXPECTED * (double)n / (cell * cell);
+        const double by_power =
+            audit_detectable_lambda(df, level, AUDIT_POWER) / (w * w * (double)(n - 1));
+        best = fmax(by_cells, by_power);
+    }
+    best = ceil(best);
+    return best > (double)sz->trials ? (uint64_t)best : sz->trials + 1;
+}
+
+/* The effect each applicable chi-square test could have found (at the
+ * Bonferroni level of one test, the strictest Holm applies), and whether
+ * every deck size had a test able to see promised_w.  Sets
+ * r->trials_to_decide when not. */
+static int powerful_enough(audit_result *r, double level, size_t m)
+{
+    const double test_level = level / (double)(m ? m : AUDIT_T_COUNT);
+    int enough = 1;
+    r->stat_known = 1;
+    r->power = AUDIT_POWER;
+    r->promised_w = AUDIT_PROMISED_W;
+    r->test_level = test_level;
+    r->trials_to_decide = 0;
+    for (size_t s = 0; s < r->nsizes; s++) {
+        audit_size_result *sz = &r->sizes[s];
+        double best = INFINITY;
+        for (int t = 0; t < AUDIT_T_COUNT; t++) {
+            audit_test *x = &sz->tests[t];
+            x->detectable_w = NAN;
+            if (!x->applicable || !(x->df > 0.0) || !(x->nobs > 0.0))
+                continue;
+            x->detectable_w =
+                sqrt(audit_detectable_lambda(x->df, test_level, AUDIT_POWER) / x->nobs);
+            best = fmin(best, x->detectable_w);
+        }
+        if (sz->n < 2) {
+            enough = 0; /* one ordering: every trial the same, nothing to test */
+            continue;
+        }
+        if (best <= AUDIT_PROMISED_W)
+            continue;
+        enough = 0;
+        const uint64_t need = trials_needed(sz, test_level, AUDIT_PROMISED_W);
+        if (need > r->trials_to_decide)
+            r->trials_to_decide = need;
+    }
+    return enough;
+}
+
+/* A size whose every trial gave the same ordering, and the probability of
+ * that under a uniform shuffle, (1/n!)^(trials-1), as a natural logarithm. */
+static const audit_size_result *degenerate(const audit_result *r, double *log_p)
+{
+    for (size_t s = 0; s < r->nsizes; s++) {
+        const audit_size_result *sz = &r->sizes[s];
+        if (sz->n >= 2 && sz->acc != NULL && audit_acc_degenerate(sz->acc)) {
+            *log_p = -(double)(sz->trials - 1) * audit_lgamma((double)sz->n + 1.0);
+            return sz;
+        }
+    }
+    return NULL;
+}
+
+/* A deck size of 1 (the smallest such n), or 0. */
+static size_t single_size(const audit_result *r)
+{
+    for (size_t s = 0; s < r->nsizes; s++)
+        if (r->sizes[s].n < 2)
+            return r->sizes[s].n ? r->sizes[s].n : 1;
+    return 0;
+}
+
+/* In-process trials under --time-limit: in steps of TIMED_STEP trials, the
+ * clock read between them, each step on its own generator streams (batch
+ * numbers above those of untimed runs, whose seeded results stay as they
+ * are).  A time-limited run depends on the clock, so it is not reproducible. */
+#define TIMED_STEP ((uint64_t)1 << 16)
+#define TIMED_BATCH ((uint64_t)1 << 31) /* untimed batches are below 8 x 16 */
+#define TIMED_STEPS ((uint64_t)1 << 22) /* steps of one (look, size): 2^38 trials */
+static int add_builtin_timed(const audit_opts *o, const audit_algo *al, unsigned param,
+                             size_t look, size_t s, uint64_t target, audit_acc *acc,
+                             double start, int *time_up)
+{
+    for (uint64_t step = 0; acc->trials < target; step++) {
+        if (seconds_now() - start >= o->time_limit || step == TIMED_STEPS) {
+            *time_up = 1;
+            return 0;
+        }
+        const uint64_t more =
+            target - acc->trials < TIMED_STEP ? target - acc->trials : TIMED_STEP;
+        const uint64_t batch = TIMED_BATCH + (look * MAX_SIZES + s) * TIMED_STEPS + step;
+        if (add_trials(o, al, param, NULL, batch, more, acc) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 static void decide(const audit_opts *o, audit_result *r, const plan *p, int *stop)
 {
     const audit_test *worst;
-    size_t worst_n = 0;
+    size_t worst_n = 0, m = 0;
     const double level = o->alpha / (double)p->nlooks;
     const double best = adjust_all(r, &worst, &worst_n);
+    for (size_t s = 0; s < r->nsizes; s++)
+        for (int t = 0; t < AUDIT_T_COUNT; t++)
+            m += r->sizes[s].tests[t].applicable != 0;
+    const int enough = powerful_enough(r, level, m);
+    double log_p = 0.0;
+    const audit_size_result *same = degenerate(r, &log_p);
     if (r->broken) {
         r->verdict = "broken";
         snprintf(r->reason, sizeof r->reason,
-                 "%llu outputs were not permutations of their input",
-                 (unsigned long long)r->broken);
+                 "%llu outputs were not permutations of their input (%llu killed at "
+                 "the timeout, %llu over the output limit)",
+                 (unsigned long long)r->broken, (unsigned long long)r->timed_out,
+                 (unsigned long long)r->over_output);
         *stop = 1;
     } else if (worst != NULL && best < level) {
         r->verdict = "biased";
@@ -426,15 +574,63 @@ static void decide(const audit_opts *o, audit_result *r, const plan *p, int *sto
                  "(alpha %g over %zu look%s)", worst->name, worst_n, pv, level,
                  o->alpha, p->nlooks, p->nlooks > 1 ? "s" : "");
         *stop = 1;
-    } else if (worst == NULL) {
-        r->verdict = "fair";
-        snprintf(r->reason, sizeof r->reason, "no test applicable (too few trials)");
+    } else if (same != NULL && log_p < log(level / (double)(m + 1))) {
+        /* One more test beside the m others, Bonferroni-corrected. */
+        r->verdict = "biased";
+        snprintf(r->reason, sizeof r->reason,
+                 "all %llu trials at n = %zu gave the same ordering (probability "
+                 "1e%.0f for a uniform shuffle, below %.3g)",
+                 (unsigned long long)same->trials, same->n, floor(log_p / log(10.0)),
+                 level / (double)(m + 1));
+        *stop = 1;
+    } else if (same != NULL || !enough) {
+        r->verdict = "inconclusive";
+        char why[128];
+        const size_t single = single_size(r);
+        if (single != 0 && r->trials_to_decide == 0) {
+            snprintf(r->reason, sizeof r->reason,
+                     "n = %zu has a single ordering: every trial is the same and no "
+                     "test can tell a fair shuffler from any other (use n >= 2)", single);
+            return;
+        }
+        if (same != NULL)
+            snprintf(why, sizeof why, "all %llu trials at n = %zu gave the same ordering",
+                     (unsigned long long)same->trials, same->n);
+        else if (worst == NULL)
+            snprintf(why, sizeof why, "no test could run (too few trials)");
+        else
+            snprintf(why, sizeof why,
+                     "no test rejects uniformity, but none could have seen a "
+                     "deviation of w = %g with %g%% power", AUDIT_PROMISED_W,
+                     100.0 * AUDIT_POWER);
+        if (r->trials_to_decide == 0)
+            for (size_t s = 0; s < r->nsizes; s++)
+                if (r->sizes[s].trials + 1 > r->trials_to_decide)
+                    r->trials_to_decide = r->sizes[s].trials + 1;
+        snprintf(r->reason, sizeof r->reason, "%s%s; about --trials=%llu per size would decide",
+                 why, r->time_limited ? " (the time limit stopped the trials)" : "",
+                 (unsigned long long)r->trials_to_decide);
     } else {
         r->verdict = "fair";
         snprintf(r->reason, sizeof r->reason,
-                 "no test rejects uniformity (smallest adjusted p = %.3g, level %.3g)",
-                 best, level);
+                 "no test rejects uniformity (smallest adjusted p = %.3g, level %.3g); "
+                 "each size had a test able to see w = %g with %g%% power",
+                 best, level, AUDIT_PROMISED_W, 100.0 * AUDIT_POWER);
     }
+}
+
+static void note_command(audit_result *r, const audit_child *cmd, size_t max_n)
+{
+    r->broken = cmd->broken;
+    r->broken_example = cmd->example;
+    r->per_trial_us = cmd->runs ? 1e6 * cmd->seconds / (double)cmd->runs : 0.0;
+    r->timeout = audit_child_timeout(cmd);
+    r->timeout_derived = cmd->timeout <= 0.0;
+    r->max_output = audit_child_output_limit(cmd, max_n);
+    r->timed_out = cmd->timed_out;
+    r->over_output = cmd->overflowed;
+    r->time_limited = cmd->time_up;
+    r->strays_caught = cmd->subreaper;
 }
 
 static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned param,
@@ -444,17 +640,23 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
     audit_child cmd;
     size_t ready = 0, max_n = 0;
     int status = EXIT_ERROR, have_cmd = 0;
+    const double start = seconds_now();
     for (size_t i = 0; i < o->nsizes; i++)
         max_n = o->sizes[i] > max_n ? o->sizes[i] : max_n;
     const plan p = make_plan(o, max_n);
     r->mode = "statistical";
+    r->time_limit = o->time_limit;
     if (o->cmd != NULL) {
         if (audit_child_open(&cmd, o->cmd, o->jobs) != 0) {
-            fprintf(stderr, "riffle: audit: cannot prepare '%s': %s\n", o->cmd,
-                    strerror(errno));
+            fprintf(stderr, "riffle: audit: cannot prepare '%s': %s\n", o->cmd, cmd.error);
+            audit_child_close(&cmd);
             return EXIT_ERROR;
         }
         have_cmd = 1;
+        cmd.timeout = o->timeout;
+        cmd.max_output = o->max_output;
+        cmd.deadline = o->time_limit > 0.0 ? start + o->time_limit : 0.0;
+        cmd.progress = o->progress || isatty(STDERR_FILENO);
     }
     for (; ready < o->nsizes; ready++)
         if (audit_acc_init(&acc[ready], o->sizes[ready], p.looks[p.nlooks - 1]) != 0) {
@@ -462,23 +664,34 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
             goto out;
         }
     r->nsizes = o->nsizes;
+    for (size_t s = 0; s < o->nsizes; s++) {
+        r->sizes[s] = (audit_size_result){.n = o->sizes[s], .acc = &acc[s]};
+        audit_acc_tests(&acc[s], r->sizes[s].tests);
+    }
     int stop = 0;
-    for (size_t look = 0; look < p.nlooks && !stop; look++) {
-        for (size_t s = 0; s < o->nsizes; s++) {
-            if (add_trials(o, al, param, have_cmd ? &cmd : NULL, look * MAX_SIZES + s,
-                           p.looks[look] - acc[s].trials, &acc[s]) != 0)
+    for (size_t look = 0; look < p.nlooks && !stop && !r->time_limited; look++) {
+        for (size_t s = 0; s < o->nsizes && !r->time_limited; s++) {
+            if (have_cmd || o->time_limit <= 0.0) {
+                if (add_trials(o, al, param, have_cmd ? &cmd : NULL, look * MAX_SIZES + s,
+                               p.looks[look] - acc[s].trials, &acc[s]) != 0)
+                    goto out;
+            } else if (add_builtin_timed(o, al, param, look, s, p.looks[look], &acc[s],
+                                         start, &r->time_limited) != 0) {
                 goto out;
+            }
             r->sizes[s] = (audit_size_result){.n = o->sizes[s], .trials = acc[s].trials,
                                               .acc = &acc[s]};
             audit_acc_tests(&acc[s], r->sizes[s].tests);
         }
-        if (have_cmd) {
-            r->broken = cmd.broken;
-            r->broken_example = cmd.example;
-            r->per_trial_us = cmd.runs ? 1e6 * cmd.seconds / (double)cmd.runs : 0.0;
-        }
+        if (have_cmd)
+            note_command(r, &cmd, max_n);
         decide(o, r, &p, &stop);
+        if (have_cmd && cmd.stop)
+            break;
     }
+    if (have_cmd)
+        note_command(r, &cmd, max_n);
+    decide(o, r, &p, &stop); /* the last word, with every trial gathered */
     r->seconds = seconds_now() - r->seconds;
     status = emit(o, r);
 out:
@@ -593,8 +806,12 @@ static int check_combination(const audit_opts *o)
         return usage_error("missing algorithm NAME or --cmd=COMMAND");
     if (o->cmd != NULL && o->exact)
         return usage_error("--exact needs a built-in algorithm, not --cmd");
-    if (o->cmd != NULL && *o->cmd == '\0')
+    if (o->cmd != NULL && audit_command_blank(o->cmd))
         return usage_error("empty command");
+    if (o->cmd == NULL && (o->timeout > 0.0 || o->max_output != 0))
+        return usage_error("--timeout and --max-output apply to --cmd only");
+    if (o->exact && o->time_limit > 0.0)
+        return usage_error("--time-limit applies to statistical mode only");
     return 0;
 }
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -41,6 +42,7 @@ struct deal_opts {
     uint64_t hands, per_hand, kitty;
     int have_hands, have_per_hand, have_kitty;
     const char *preset;
+    const char *deck_arg, *hands_arg, *per_hand_arg, *kitty_arg; /* as given */
     int unicode, json, rank;
     struct cli_rng_opts rng;
 };
@@ -66,7 +68,7 @@ static int deal_help(void)
         "make a custom deck of those cards.\n"
         "\n"
         "  -d, --deck=N           52 (default) or 54 (with two jokers: BJ and RJ)\n"
-        "  -f, --deck-file=FILE   custom deck: one card per line of FILE\n"
+        "  -f, --deck-file=FILE   custom deck: one card per line of FILE (LF or CRLF)\n"
         "  -H, --hands=N          number of hands (default 4)\n"
         "      --players=N        the same as --hands\n"
         "  -c, --cards=N          cards per hand (default: the deck, less any --kitty,\n"
@@ -77,7 +79,8 @@ static int deal_help(void)
         "                         holdem     --players (default 6) x 2, and a 5-card board\n"
         "                         doudizhu   54 cards: 3 hands of 17 and a 3-card kitty\n"
         "  -u, --unicode          suit symbols: A\u2660 K\u2665 10\u2666 2\u2663\n"
-        "  -j, --json             JSON output\n"
+        "  -j, --json             JSON output (valid UTF-8: a byte of a card name\n"
+        "                           that is not UTF-8 is written as \\ufffd)\n"
         "      --rank             also print the number of the deal: the lexicographic\n"
         "                           rank of the whole deck in dealt order (`rank: N`,\n"
         "                           or \"rank\" in JSON, a string); `riffle unrank\n"
@@ -107,6 +110,7 @@ static const struct option deal_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_deal_options = {"deal", 0, "d:f:H:c:k:p:uj", deal_longopts};
 
 static int number(const char *arg, const char *what, uint64_t *v, int *have)
 {
@@ -119,32 +123,37 @@ static int number(const char *arg, const char *what, uint64_t *v, int *have)
 
 static int on_deal_option(struct deal_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->rng, c, arg, CLI_LAST_WINS);
+    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
     if (r != CLI_NOT_RNG)
         return r;
     uint64_t v;
     int dummy;
     switch (c) {
     case 'd':
-        if (number(arg, "deck", &v, &dummy) != CLI_CONTINUE)
+        if (cli_set_once(&o->deck_arg, arg, "decks") != CLI_CONTINUE ||
+            number(arg, "deck", &v, &dummy) != CLI_CONTINUE)
             return CLI_FAIL;
         if (v != 52 && v != 54)
             return cli_usage("deal", "invalid deck: %s (52 or 54)", cli_quote(arg));
         o->deck = (unsigned)v;
         return CLI_CONTINUE;
     case 'f':
-        o->deck_file = arg;
-        return CLI_CONTINUE;
+        return cli_set_once(&o->deck_file, arg, "deck files");
     case 'H':
     case OPT_PLAYERS:
+        if (cli_set_once(&o->hands_arg, arg, "hand counts") != CLI_CONTINUE)
+            return CLI_FAIL;
         return number(arg, "number of hands", &o->hands, &o->have_hands);
     case 'c':
+        if (cli_set_once(&o->per_hand_arg, arg, "card counts") != CLI_CONTINUE)
+            return CLI_FAIL;
         return number(arg, "number of cards", &o->per_hand, &o->have_per_hand);
     case 'k':
+        if (cli_set_once(&o->kitty_arg, arg, "kitty sizes") != CLI_CONTINUE)
+            return CLI_FAIL;
         return number(arg, "kitty size", &o->kitty, &o->have_kitty);
     case 'p':
-        o->preset = arg;
-        return CLI_CONTINUE;
+        return cli_set_once(&o->preset, arg, "presets");
     case 'u':
         o->unicode = 1;
         return CLI_CONTINUE;
@@ -240,7 +249,8 @@ static int names_from_args(struct table *t, char **cards, int n)
     return 0;
 }
 
-/* One card per line; empty lines are skipped. */
+/* One card per line; a line may end in CRLF (the CR is not part of the
+ * name); empty lines are skipped. */
 static int names_from_file(struct table *t, const char *path)
 {
     const int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -253,14 +263,16 @@ static int names_from_file(struct table *t, const char *path)
         e = ENOMEM;
     for (size_t i = 0; !e && i < t->custom.n; i++) {
         const uint64_t off = t->custom.offs[i];
-        const size_t len = rf_records_length(&t->custom, off);
+        size_t len = rf_records_length(&t->custom, off);
+        if (len && t->custom.data[off + len - 1] == '\r')
+            len--;
         if (len == 0)
             continue;
         if (!(t->names[t->n++] = strndup((const char *)t->custom.data + off, len)))
             e = ENOMEM;
     }
     if (e)
-        cli_error("%s: %s", path, strerror(e));
+        cli_error("%s: %s", cli_quote_file(path), strerror(e));
     return e ? -2 : 0;
 }
 
@@ -321,17 +333,53 @@ static void hand_name(const struct table *t, const struct deal_opts *o, size_t h
         snprintf(buf, len, "%s %zu", t->hand_label ? t->hand_label : "hand", h + 1);
 }
 
-static void json_string(FILE *f, const char *s)
+/* The length of the well-formed UTF-8 sequence at s (RFC 3629, section 4:
+ * no overlong forms, no surrogates, nothing above U+10FFFF), or 0. */
+static size_t utf8_length(const unsigned char *s)
 {
+    const unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t n;
+    unsigned char lo = 0x80, hi = 0xBF; /* the range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF)
+        n = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+        n = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+        return 0;
+    if (s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (s[i] < 0x80 || s[i] > 0xBF)
+            return 0;
+    return n;
+}
+
+/* A JSON string (RFC 8259) that is always valid UTF-8: '"', '\\' and the
+ * control bytes escaped, well-formed UTF-8 copied, and each byte that is not
+ * part of well-formed UTF-8 (a card name from a Latin-1 file, say) written as
+ * \ufffd, U+FFFD REPLACEMENT CHARACTER -- as the Unicode Standard (section
+ * 3.9, "U+FFFD Substitution of Maximal Subparts") replaces them, one per
+ * byte here. */
+static void json_string(FILE *f, const char *str)
+{
+    const unsigned char *s = (const unsigned char *)str;
     fputc('"', f);
-    for (; *s; s++) {
-        const unsigned char c = (unsigned char)*s;
+    while (*s) {
+        const unsigned char c = *s;
+        const size_t n = utf8_length(s);
         if (c == '"' || c == '\\')
             fprintf(f, "\\%c", c);
         else if (c < 0x20)
             fprintf(f, "\\u%04x", c);
+        else if (n == 0)
+            fputs("\\ufffd", f);
         else
-            fputc(c, f);
+            fwrite(s, 1, n, f);
+        s += n ? n : 1;
     }
     fputc('"', f);
 }
@@ -459,7 +507,7 @@ static int parse_deal(int argc, char **argv, struct deal_opts *o)
 {
     memset(o, 0, sizeof *o);
     for (;;) {
-        const int c = getopt_long(argc, argv, "d:f:H:c:k:p:uj", deal_longopts, NULL);
+        const int c = getopt_long(argc, argv, cli_deal_options.shortopts, deal_longopts, NULL);
         if (c == -1)
             break;
         const int r = on_deal_option(o, c, optarg);

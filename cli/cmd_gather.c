@@ -18,6 +18,7 @@
 #include <sodium.h>
 
 #include "cleanup.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "dist.h"
 #include "output.h"
@@ -47,6 +48,7 @@ static const struct option gather_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_gather_options = {"gather", 0, "o:T:", gather_longopts};
 
 static int gather_help(void)
 {
@@ -78,8 +80,6 @@ static int on_gather_option(struct gather_opts *o, int c, const char *arg)
     const int r = cli_rng_option(&o->d.rng, c, arg, CLI_ONCE);
     if (r != CLI_NOT_RNG)
         return r;
-    uint64_t v;
-    int over;
     switch (c) {
     case OPT_TASK:
     case OPT_TASKS:
@@ -90,47 +90,18 @@ static int on_gather_option(struct gather_opts *o, int c, const char *arg)
     case 'o':
         o->output = arg;
         return CLI_CONTINUE;
-    case OPT_MEMORY: {
-        const rf_status st = rf_engine_memory_parse(arg, &o->memory);
-        if (st == RF_ERANGE) {
-            cli_error("cannot find the size of memory for --memory=%s", arg);
-            return CLI_FAIL;
-        }
-        return st == RF_OK ? CLI_CONTINUE
-                           : cli_usage("gather", "invalid memory size %s", cli_quote(arg));
-    }
+    case OPT_MEMORY:
+        return cli_parse_memory("gather", arg, &o->memory);
     case 'T':
         o->tmpdir = arg;
         return CLI_CONTINUE;
     case OPT_THREADS:
-        if (cli_parse_u64(arg, &v, &over) != 0 || v > 1024)
-            return cli_usage("gather", "invalid thread count %s", cli_quote(arg));
-        o->threads = (unsigned)v;
-        return CLI_CONTINUE;
+        return cli_parse_threads("gather", arg, &o->threads);
     case OPT_HELP:
         return gather_help();
     default:
         return cli_try_help("gather");
     }
-}
-
-/* -T DIR is checked at once, as in the shuf mode, so that a typo fails
- * before the packets are read. */
-static int check_tmpdir(const char *dir)
-{
-    struct stat st;
-    int e = 0;
-    if (stat(dir, &st) != 0)
-        e = errno;
-    else if (!S_ISDIR(st.st_mode))
-        e = ENOTDIR;
-    else if (access(dir, W_OK | X_OK) != 0)
-        e = errno;
-    if (e) {
-        cli_error("cannot use temporary directory %s: %s", cli_quote(dir), strerror(e));
-        return CLI_FAIL;
-    }
-    return CLI_CONTINUE;
 }
 
 static int parse_gather(int argc, char **argv, struct gather_opts *o)
@@ -139,7 +110,8 @@ static int parse_gather(int argc, char **argv, struct gather_opts *o)
     o->d.cmd = "gather";
     optind = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "o:T:", gather_longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, cli_gather_options.shortopts, gather_longopts, NULL)) !=
+           -1) {
         const int r = on_gather_option(o, c, optarg);
         if (r != CLI_CONTINUE)
             return r;
@@ -149,7 +121,7 @@ static int parse_gather(int argc, char **argv, struct gather_opts *o)
     const int r = dist_check(&o->d, 1);
     if (r != CLI_CONTINUE)
         return r;
-    return o->tmpdir ? check_tmpdir(o->tmpdir) : CLI_CONTINUE;
+    return o->tmpdir ? cli_check_tmpdir(o->tmpdir) : CLI_CONTINUE;
 }
 
 /* ---- the sink: the program's output (output.h) ---- */

@@ -15,16 +15,24 @@
 
 /* Blank-separated tokens of a stream (commas separate too when `commas`).
  * nums_token returns the next token (valid until the next call) or NULL at
- * the end of the stream or on a read error (then *err is the errno value,
- * else 0). */
+ * the end of the stream or on an error: *err is then the errno value of a
+ * failed read, EILSEQ for a byte no token may hold (NUL, a control byte that
+ * is not a blank), else 0.  nums_token_error reports the error: the line and
+ * column (bytes, from 1) of a bad byte, "-: reason" otherwise. */
 struct nums_tokens {
     FILE *f;
     int commas;
     char *buf;
     size_t cap;
+    uint64_t line; /* of the last byte read, from 1 */
+    size_t col;
+    int last;      /* the last byte read */
+    int bad;       /* the byte refused, or -1 */
+    char where[48]; /* "-:LINE:COLUMN" of the token returned */
 };
 void nums_tokens_init(struct nums_tokens *t, FILE *f, int commas);
 const char *nums_token(struct nums_tokens *t, int *err);
+void nums_token_error(const struct nums_tokens *t, int err);
 void nums_tokens_free(struct nums_tokens *t);
 
 /* Cards in `riffle deal`'s deck order: card c < 52 is rank c % 13 (A 2 .. 10

@@ -3,10 +3,13 @@
  * rf_perm (riffle_perm.h) of [0, N) at given indices, forwards or backwards.
  *
  * The key is the one --seed gives a generator (cli_rng_key: rf_seed_u64 for a
- * decimal uint64, rf_seed_string otherwise; OS entropy without --seed), so for
- * N <= 2^20 (the table mode of --mode=auto) `riffle perm --size N --seed S i`
- * is line i (from 0) of `riffle -i 0-(N-1) --seed S`: both are rf_shuffle of
- * 0..N-1 with ChaCha20 keyed by that key, stream 0 (tests/cli/cli_perm.bats).
+ * decimal uint64, rf_seed_string otherwise; OS entropy without --seed).  For
+ * N > 2^20 --mode=auto is the SipHash cipher, and `riffle -i LO-HI --seed S`
+ * with HI - LO + 1 = N streams LO + p(0), LO + p(1), ... of this very p, keyed
+ * the same way whatever --rng (cli/cmd_shuf.c, run_range_perm).  Up to 2^20
+ * numbers -i shuffles its lines in the keyed order instead, and --mode=auto
+ * is an exact table: the two are unrelated there.  tests/cli/cli_parsers.bats
+ * holds both statements.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "cmd_numbers.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -28,6 +32,7 @@ struct perm_opts {
     int inverse;
     struct cli_rng_opts rng; /* --seed only: perm has no --rng or --random-source */
     rf_perm_mode mode;
+    const char *mode_arg;
     char **indices;
     int n_indices;
 };
@@ -40,6 +45,7 @@ static const struct option perm_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_perm_options = {"perm", 0, "s:I", perm_longopts};
 
 static int perm_help(void)
 {
@@ -65,8 +71,11 @@ static int perm_help(void)
         "                     multiply: a faster, non-cryptographic Feistel cipher\n"
         "      --help         display this help and exit\n"
         "\n"
-        "For N <= 2^20 with --mode=auto, the same seed gives the same order as\n"
-        "`riffle -i 0-(N-1) --seed=S`: p(i) is its line i (counting from 0).\n");
+        "For N > 2^20 (--mode=auto or siphash), p is the order in which\n"
+        "`riffle -i 0-(N-1) --seed=S` prints the numbers, whatever its --rng: p(i)\n"
+        "is its line i (counting from 0), and with -i LO-HI line i is LO + p(i).\n"
+        "Up to 2^20 numbers `riffle -i` shuffles them as lines (the keyed order of\n"
+        "`seq`'s output), which is not this p.\n");
 }
 
 /* N as a decimal, 1 <= N <= 2^64, into o->max = N - 1. */
@@ -95,17 +104,20 @@ static int parse_size(struct perm_opts *o)
 
 static int on_perm_option(struct perm_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->rng, c, arg, CLI_LAST_WINS);
+    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
     if (r != CLI_NOT_RNG)
         return r;
     switch (c) {
     case 's':
-        o->size_arg = arg;
+        if (cli_set_once(&o->size_arg, arg, "sizes") != CLI_CONTINUE)
+            return CLI_FAIL;
         return parse_size(o);
     case 'I':
         o->inverse = 1;
         return CLI_CONTINUE;
     case OPT_MODE:
+        if (cli_set_once(&o->mode_arg, arg, "modes") != CLI_CONTINUE)
+            return CLI_FAIL;
         if (rf_perm_mode_parse(arg, &o->mode) != RF_OK)
             return cli_usage("perm", "invalid mode %s (auto, table, siphash or multiply)",
                              cli_quote(arg));
@@ -122,7 +134,7 @@ static int parse_perm(int argc, char **argv, struct perm_opts *o)
     memset(o, 0, sizeof *o);
     o->mode = RF_PERM_AUTO;
     for (;;) {
-        const int c = getopt_long(argc, argv, "s:I", perm_longopts, NULL);
+        const int c = getopt_long(argc, argv, cli_perm_options.shortopts, perm_longopts, NULL);
         if (c == -1)
             break;
         const int r = on_perm_option(o, c, optarg);
@@ -154,9 +166,10 @@ static rf_perm *make_perm(const struct perm_opts *o)
     return NULL;
 }
 
-/* Evaluate one index token and write the result; 1 after a message. */
+/* Evaluate one index token and write the result; 1 after a message, which
+ * starts with `where` ("-:LINE:COLUMN: " for standard input, else ""). */
 static int eval_one(const rf_perm *p, const struct perm_opts *o, const char *tok,
-                    rf_writer *w)
+                    const char *where, rf_writer *w)
 {
     uint64_t i;
     int over;
@@ -168,15 +181,15 @@ static int eval_one(const rf_perm *p, const struct perm_opts *o, const char *tok
         (void)flushed;
     }
     if (bad_number) {
-        cli_error("invalid index %s", cli_quote(tok));
+        cli_error("%sinvalid index %s", where, cli_quote(tok));
         return 1;
     }
     if (over || i > o->max) {
         if (o->max == UINT64_MAX)
-            cli_error("index %s is out of range for size 18446744073709551616",
+            cli_error("%sindex %s is out of range for size 18446744073709551616", where,
                       cli_quote(tok));
         else
-            cli_error("index %s is out of range for size %llu", cli_quote(tok),
+            cli_error("%sindex %s is out of range for size %llu", where, cli_quote(tok),
                       (unsigned long long)o->max + 1);
         return 1;
     }
@@ -192,10 +205,15 @@ static int eval_stdin(const rf_perm *p, const struct perm_opts *o, rf_writer *w)
     nums_tokens_init(&t, stdin, 0);
     const char *tok;
     int err, bad = 0;
-    while (!bad && (tok = nums_token(&t, &err)))
-        bad = eval_one(p, o, tok, w);
+    char where[sizeof t.where + 2];
+    while (!bad && (tok = nums_token(&t, &err))) {
+        snprintf(where, sizeof where, "%s: ", t.where);
+        bad = eval_one(p, o, tok, where, w);
+    }
     if (!bad && err) {
-        cli_error("-: %s", strerror(err));
+        const int flushed = rf_writer_flush(w); /* what came before goes first */
+        (void)flushed;
+        nums_token_error(&t, err);
         bad = 1;
     }
     nums_tokens_free(&t);
@@ -216,7 +234,7 @@ int cmd_perm(int argc, char **argv)
     rf_writer_init(&w, STDOUT_FILENO, buf, sizeof buf);
     int bad = 0;
     for (int k = 0; k < o.n_indices && !bad; k++)
-        bad = eval_one(p, &o, o.indices[k], &w);
+        bad = eval_one(p, &o, o.indices[k], "", &w);
     if (o.n_indices == 0)
         bad = eval_stdin(p, &o, &w);
     rf_perm_free(p);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "cmd_numbers.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -39,6 +40,7 @@ struct rank_opts {
  * value >= n standing for anything out of range. */
 struct items {
     char **text;
+    char **where; /* "-:LINE:COLUMN: " of an item from standard input, else NULL */
     size_t *v;
     size_t n, cap;
 };
@@ -96,6 +98,8 @@ static const struct option unrank_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_rank_options = {"rank", 0, "s:1c", rank_longopts};
+const struct cli_options cli_unrank_options = {"unrank", 0, "s:1cu", unrank_longopts};
 
 static int parse_size(const char *cmd, const char *arg, size_t *size)
 {
@@ -116,13 +120,13 @@ static int parse_rank_opts(const char *cmd, int argc, char **argv, struct rank_o
     const int unrank = strcmp(cmd, "unrank") == 0;
     memset(o, 0, sizeof *o);
     for (;;) {
-        const int c = getopt_long(argc, argv, unrank ? "s:1cu" : "s:1c",
-                                  unrank ? unrank_longopts : rank_longopts, NULL);
+        const struct cli_options *t = unrank ? &cli_unrank_options : &cli_rank_options;
+        const int c = getopt_long(argc, argv, t->shortopts, t->longopts, NULL);
         if (c == -1)
             break;
         if (c == 's') {
-            o->size_arg = optarg;
-            if (parse_size(cmd, optarg, &o->size) != CLI_CONTINUE)
+            if (cli_set_once(&o->size_arg, optarg, "sizes") != CLI_CONTINUE ||
+                parse_size(cmd, optarg, &o->size) != CLI_CONTINUE)
                 return CLI_FAIL;
         } else if (c == '1') {
             o->one_based = 1;
@@ -143,7 +147,7 @@ static int parse_rank_opts(const char *cmd, int argc, char **argv, struct rank_o
 
 /* ---- rank ---- */
 
-static int items_add(struct items *it, const char *s, size_t len)
+static int items_add(struct items *it, const char *s, size_t len, const char *where)
 {
     if (it->n == it->cap) {
         const size_t cap = it->cap ? 2 * it->cap : 64;
@@ -151,23 +155,37 @@ static int items_add(struct items *it, const char *s, size_t len)
         if (!text)
             return -1;
         it->text = text;
+        char **at = realloc(it->where, cap * sizeof *at);
+        if (!at)
+            return -1;
+        it->where = at;
         size_t *v = realloc(it->v, cap * sizeof *v);
         if (!v)
             return -1;
         it->v = v;
         it->cap = cap;
     }
+    it->where[it->n] = NULL;
     if (!(it->text[it->n] = strndup(s, len)))
         return -1;
+    if (where && !(it->where[it->n] = malloc(strlen(where) + 3))) {
+        free(it->text[it->n]);
+        return -1;
+    }
+    if (where)
+        sprintf(it->where[it->n], "%s: ", where);
     it->n++;
     return 0;
 }
 
 static void items_free(struct items *it)
 {
-    for (size_t i = 0; i < it->n; i++)
+    for (size_t i = 0; i < it->n; i++) {
         free(it->text[i]);
+        free(it->where[i]);
+    }
     free(it->text);
+    free(it->where);
     free(it->v);
 }
 
@@ -187,7 +205,7 @@ static int items_from_args(struct items *it, char **args, int n)
             size_t len = 0;
             while (s[len] && !is_item_sep(s[len]))
                 len++;
-            if (len && items_add(it, s, len) != 0)
+            if (len && items_add(it, s, len, NULL) != 0)
                 return -1;
             s += len;
         }
@@ -202,11 +220,11 @@ static int items_from_stdin(struct items *it)
     const char *tok;
     int err = 0, bad = 0;
     while (!bad && (tok = nums_token(&t, &err)))
-        if (items_add(it, tok, strlen(tok)) != 0)
+        if (items_add(it, tok, strlen(tok), t.where) != 0)
             bad = 1;
     nums_tokens_free(&t);
     if (bad || err) {
-        cli_error("-: %s", strerror(bad ? ENOMEM : err));
+        nums_token_error(&t, bad ? ENOMEM : err);
         return -1;
     }
     return 0;
@@ -226,13 +244,15 @@ static int item_values(struct items *it, const struct rank_opts *o)
         int over = 0;
         if (o->cards) {
             if (nums_card_parse(s, &it->v[i]) != 0) {
-                cli_error("invalid card %s (item %zu)", cli_quote(s), i + 1);
+                cli_error("%sinvalid card %s (item %zu)", it->where[i] ? it->where[i] : "",
+                          cli_quote(s), i + 1);
                 return 1;
             }
             continue;
         }
         if (!all_digits(s) || cli_parse_u64(s, &x, &over) != 0) {
-            cli_error("invalid number %s (item %zu)", cli_quote(s), i + 1);
+            cli_error("%sinvalid number %s (item %zu)", it->where[i] ? it->where[i] : "",
+                      cli_quote(s), i + 1);
             return 1;
         }
         if (over || x > SIZE_MAX || (o->one_based && x == 0))
@@ -357,15 +377,17 @@ static void write_perm(rf_writer *w, const size_t *perm, size_t n, const struct 
     rf_writer_putc(w, '\n');
 }
 
-static int unrank_print(const char *rank, const struct rank_opts *o)
+/* Print the permutation of `rank`; 1 after a message, which starts with
+ * `where` ("-:LINE:COLUMN: " for standard input, else ""). */
+static int unrank_print(const char *rank, const char *where, const struct rank_opts *o)
 {
     size_t *perm = malloc(o->size * sizeof *perm);
     rf_status s = perm ? rf_unrank_string(rank, o->size, perm, NULL, 0) : RF_ENOMEM;
     int status = CLI_FAIL;
     if (s == RF_EINVAL) {
-        cli_error("invalid rank %s", cli_quote(rank));
+        cli_error("%sinvalid rank %s", where, cli_quote(rank));
     } else if (s == RF_ERANGE) {
-        cli_error("rank %s is out of range for size %zu: it must be less than %zu!",
+        cli_error("%srank %s is out of range for size %zu: it must be less than %zu!", where,
                   cli_quote(rank), o->size, o->size);
     } else if (s != RF_OK) {
         cli_error("%s", s == RF_ENOMEM ? "memory exhausted" : rf_strerror(s));
@@ -388,16 +410,18 @@ static int unrank_stdin(const struct rank_opts *o)
     int err = 0, status = CLI_FAIL;
     const char *tok = nums_token(&t, &err);
     char *rank = tok ? strdup(tok) : NULL;
+    char where[sizeof t.where + 2];
+    snprintf(where, sizeof where, "%s: ", t.where);
     if (err || (tok && !rank))
-        cli_error("-: %s", strerror(err ? err : ENOMEM));
+        nums_token_error(&t, err ? err : ENOMEM);
     else if (!tok)
         cli_error("no rank given");
     else if ((tok = nums_token(&t, &err)) != NULL)
-        cli_error("-: extra input %s after the rank", cli_quote(tok));
+        cli_error("%s: extra input %s after the rank", t.where, cli_quote(tok));
     else if (err)
-        cli_error("-: %s", strerror(err));
+        nums_token_error(&t, err);
     else
-        status = unrank_print(rank, o);
+        status = unrank_print(rank, where, o);
     free(rank);
     nums_tokens_free(&t);
     return status;
@@ -411,5 +435,5 @@ int cmd_unrank(int argc, char **argv)
         status = unrank_size(&o);
     if (status != CLI_CONTINUE)
         return status;
-    return o.n_operands ? unrank_print(o.operands[0], &o) : unrank_stdin(&o);
+    return o.n_operands ? unrank_print(o.operands[0], "", &o) : unrank_stdin(&o);
 }

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "cmd_numbers.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -39,6 +40,7 @@ enum { OPT_HELP = CLI_OPT_FIRST_FREE };
 struct sample_opts {
     uint64_t count;
     int have_count;
+    const char *field_arg, *delim_arg; /* as given, for cli_set_once */
     int keep_order;
     size_t field;     /* 1-based weight field; 0: unweighted */
     int field_delim;  /* byte separating fields, or -1 for runs of blanks */
@@ -84,7 +86,8 @@ static int sample_help(void)
         "With no FILE, or when FILE is -, read standard input.  Several FILEs are\n"
         "read one after another, as one input.  Equal lines count separately.\n"
         "\n"
-        "  -n, --count=K          the number of lines to choose\n"
+        "  -n, --count=K          the number of lines to choose (repeated: the\n"
+        "                           smallest K)\n"
         "  -k, --keep-order       print the chosen lines in input order\n"
         "      --sorted           the same as --keep-order\n"
         "  -w, --weights=FIELD    weighted sampling: field FIELD (from 1) of each line\n"
@@ -117,10 +120,11 @@ static const struct option sample_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_sample_options = {"sample", 0, "n:kw:d:z", sample_longopts};
 
 static int on_sample_option(struct sample_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->rng, c, arg, CLI_LAST_WINS);
+    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
     if (r != CLI_NOT_RNG)
         return r;
     uint64_t v;
@@ -129,18 +133,25 @@ static int on_sample_option(struct sample_opts *o, int c, const char *arg)
     case 'n':
         if (cli_parse_u64(arg, &v, &over) != 0)
             return cli_usage("sample", "invalid sample size %s", cli_quote(arg));
-        o->count = v; /* saturated when huge: all lines, as shuf -n */
+        /* saturated when huge: all lines, as shuf -n; repeated, the
+         * smallest wins, as in shuf */
+        if (!o->have_count || v < o->count)
+            o->count = v;
         o->have_count = 1;
         return CLI_CONTINUE;
     case 'k':
         o->keep_order = 1;
         return CLI_CONTINUE;
     case 'w':
+        if (cli_set_once(&o->field_arg, arg, "weight fields") != CLI_CONTINUE)
+            return CLI_FAIL;
         if (cli_parse_u64(arg, &v, &over) != 0 || over || v == 0 || v > SIZE_MAX)
             return cli_usage("sample", "invalid field number %s", cli_quote(arg));
         o->field = (size_t)v;
         return CLI_CONTINUE;
     case 'd':
+        if (cli_set_once(&o->delim_arg, arg, "delimiters") != CLI_CONTINUE)
+            return CLI_FAIL;
         if (strlen(arg) != 1)
             return cli_usage("sample", "the delimiter must be a single character");
         o->field_delim = (unsigned char)arg[0];
@@ -161,7 +172,7 @@ static int parse_sample(int argc, char **argv, struct sample_opts *o)
     o->delim = '\n';
     o->field_delim = -1;
     for (;;) {
-        const int c = getopt_long(argc, argv, "n:kw:d:z", sample_longopts, NULL);
+        const int c = getopt_long(argc, argv, cli_sample_options.shortopts, sample_longopts, NULL);
         if (c == -1)
             break;
         const int r = on_sample_option(o, c, optarg);
@@ -264,6 +275,14 @@ static int record_weight(struct sampler *sm, const char *s, size_t len, const ch
         sm->field = f;
         sm->field_cap = e - b + 1;
     }
+    /* A NUL would end the number's C string early: the bytes after it would
+     * pass unseen ("3\0x" read as 3). */
+    const char *nul = memchr(s + b, '\0', e - b);
+    if (nul) {
+        cli_error("%s:%llu:%zu: invalid byte '\\000'", file, (unsigned long long)line,
+                  (size_t)(nul - s) + 1);
+        return -1;
+    }
     memcpy(sm->field, s + b, e - b);
     sm->field[e - b] = '\0';
     char *end;
@@ -326,7 +345,7 @@ static int feed_file(struct sampler *sm, const char *name, uint64_t *pos)
     const int is_stdin = strcmp(name, "-") == 0;
     FILE *f = is_stdin ? stdin : fopen(name, "r");
     if (!f) {
-        cli_error("%s: %s", name, strerror(errno));
+        cli_error("%s: %s", cli_quote_file(name), strerror(errno));
         return 1;
     }
     char *line = NULL;
@@ -353,7 +372,7 @@ static int feed_file(struct sampler *sm, const char *name, uint64_t *pos)
         ++*pos;
     }
     if (!bad && ferror(f)) {
-        cli_error("%s: %s", name, strerror(errno ? errno : EIO));
+        cli_error("%s: %s", cli_quote_file(name), strerror(errno ? errno : EIO));
         bad = 1;
     }
     free(line);

@@ -22,6 +22,7 @@
 #include <sodium.h>
 
 #include "cleanup.h"
+#include "cli_options.h"
 #include "commands.h"
 #include "dist.h"
 
@@ -49,6 +50,7 @@ static const struct option scatter_longopts[] = {
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_scatter_options = {"scatter", 0, "z", scatter_longopts};
 
 static int scatter_help(void)
 {
@@ -121,7 +123,8 @@ static int parse_scatter(int argc, char **argv, struct scatter_opts *o)
     o->delim = '\n';
     optind = 0; /* a fresh getopt scan (GNU) */
     int c;
-    while ((c = getopt_long(argc, argv, "z", scatter_longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, cli_scatter_options.shortopts, scatter_longopts, NULL)) !=
+           -1) {
         const int r = on_scatter_option(o, c, optarg);
         if (r != CLI_CONTINUE)
             return r;

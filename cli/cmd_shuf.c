@@ -59,7 +59,7 @@ static int add_input(rf_records *r, const char *name)
     if (e && fd >= 0)
         cli_read_error(name, e);
     else if (e)
-        cli_error("%s: %s", name, strerror(e));
+        cli_error("%s: %s", cli_quote_file(name), strerror(e));
     return e ? -1 : 0;
 }
 

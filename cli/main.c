@@ -17,8 +17,6 @@
 #include "commands.h"
 #include "riffle.h"
 
-const char *cli_prog = "riffle";
-
 struct subcommand {
     const char *name;
     cli_command_fn *run;

@@ -16,6 +16,11 @@ void nums_tokens_init(struct nums_tokens *t, FILE *f, int commas)
     t->commas = commas;
     t->buf = NULL;
     t->cap = 0;
+    t->line = 1;
+    t->col = 0;
+    t->last = 0;
+    t->bad = -1;
+    t->where[0] = '\0';
 }
 
 void nums_tokens_free(struct nums_tokens *t)
@@ -28,6 +33,29 @@ void nums_tokens_free(struct nums_tokens *t)
 static int is_sep(const struct nums_tokens *t, int c)
 {
     return isspace(c) || (t->commas && c == ',');
+}
+
+/* A byte no token may hold: NUL and the other control bytes that are not
+ * blanks.  Without this check a NUL would end the token's C string early and
+ * the bytes after it would vanish unseen ("0\0002" read as 0). */
+static int is_foreign(int c)
+{
+    return c == 0x7f || (c < 0x20 && !isspace(c));
+}
+
+/* The next byte, counting lines and columns (bytes, from 1). */
+static int next_byte(struct nums_tokens *t)
+{
+    const int c = getc(t->f);
+    if (c == EOF)
+        return c;
+    if (t->last == '\n') {
+        t->line++;
+        t->col = 0;
+    }
+    t->col++;
+    t->last = c;
+    return c;
 }
 
 /* Append c at buf[len], growing the buffer; -1 if out of memory. */
@@ -47,10 +75,16 @@ const char *nums_token(struct nums_tokens *t, int *err)
 {
     int c;
     *err = 0;
-    while ((c = getc(t->f)) != EOF && is_sep(t, c))
+    while ((c = next_byte(t)) != EOF && is_sep(t, c))
         ;
+    snprintf(t->where, sizeof t->where, "-:%llu:%zu", (unsigned long long)t->line, t->col);
     size_t len = 0;
-    for (; c != EOF && !is_sep(t, c); c = getc(t->f)) {
+    for (; c != EOF && !is_sep(t, c); c = next_byte(t)) {
+        if (is_foreign(c)) {
+            t->bad = c;
+            *err = EILSEQ;
+            return NULL;
+        }
         if (put(t, len++, c) != 0) {
             *err = ENOMEM;
             return NULL;
@@ -64,6 +98,15 @@ const char *nums_token(struct nums_tokens *t, int *err)
         return NULL;
     t->buf[len] = '\0';
     return t->buf;
+}
+
+void nums_token_error(const struct nums_tokens *t, int err)
+{
+    if (err == EILSEQ && t->bad >= 0)
+        cli_error("-:%llu:%zu: invalid byte '\\%03o'", (unsigned long long)t->line, t->col,
+                  (unsigned)t->bad);
+    else
+        cli_error("-: %s", strerror(err));
 }
 
 int nums_write_failed(int err)

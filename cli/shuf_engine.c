@@ -170,6 +170,8 @@ static int failed(const rf_engine_error *err, struct cli_output *out, struct pro
         return output_close(out);
     if (err->op == RF_ENGINE_OP_READ) {
         cli_read_error(err->path, err->err);
+    } else if (err->op == RF_ENGINE_OP_INPUT && err->err > 0) {
+        cli_error("%s: %s", cli_quote_file(err->path), strerror(err->err));
     } else if (!sink || err->err != -1) {
         char msg[4096 + 256];
         rf_engine_error_message(err, msg, sizeof msg);

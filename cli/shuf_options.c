@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli_options.h"
 #include "progress.h"
 #include "riffle_engine.h"
 #include "shuf.h"
@@ -67,6 +68,8 @@ static const struct option shuf_longopts[] = {
     SHUF_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
+const struct cli_options cli_riffle_options = {"", 0, "ei:n:o:rzT:", riffle_longopts};
+const struct cli_options cli_shuf_options = {"", 1, "ei:n:o:rz", shuf_longopts};
 
 static const char usage_riffle[] =
     "\n"
@@ -108,7 +111,8 @@ static const char usage_riffle[] =
     "\n"
     "Without --seed or --random-source the generator is ChaCha20 keyed from the\n"
     "operating system.  With --seed, -n K prints exactly the first K lines of the\n"
-    "full shuffle, and a file, standard input and -e give the same output.\n";
+    "full shuffle, and a file, standard input, -e and -i (up to 2^20 numbers)\n"
+    "give the same output.\n";
 
 static const char usage_tail[] =
     "      --help        display this help and exit\n"
@@ -205,17 +209,6 @@ static int parse_count(const char *arg, const char *what, uint64_t *v)
     return CLI_CONTINUE;
 }
 
-/* Options that may be given twice only with the same value (as shuf's -o). */
-static int set_once(const char **slot, const char *arg, const char *msg)
-{
-    if (*slot && strcmp(*slot, arg) != 0) {
-        cli_error("%s", msg);
-        return CLI_FAIL;
-    }
-    *slot = arg;
-    return CLI_CONTINUE;
-}
-
 /* -n, --head-count or --header (`name`: see riffle_longopts). */
 static int on_count(struct shuf_opts *o, const char *arg, const char *name)
 {
@@ -234,8 +227,7 @@ static int on_count(struct shuf_opts *o, const char *arg, const char *name)
     return CLI_CONTINUE;
 }
 
-/* --memory=SIZE: rf_engine_memory_parse, the rule of every front end. */
-static int parse_memory(const char *arg, uint64_t *v)
+int cli_parse_memory(const char *cmd, const char *arg, uint64_t *v)
 {
     const rf_status st = rf_engine_memory_parse(arg, v);
     if (st == RF_ERANGE) {
@@ -243,16 +235,16 @@ static int parse_memory(const char *arg, uint64_t *v)
         return CLI_FAIL;
     }
     if (st != RF_OK)
-        return cli_usage(NULL, "invalid memory size %s", cli_quote(arg));
+        return cli_usage(cmd, "invalid memory size %s", cli_quote(arg));
     return CLI_CONTINUE;
 }
 
-static int parse_threads(const char *arg, unsigned *v)
+int cli_parse_threads(const char *cmd, const char *arg, unsigned *v)
 {
     uint64_t n;
     int over;
     if (cli_parse_u64(arg, &n, &over) != 0 || n > MAX_THREADS)
-        return cli_usage(NULL, "invalid thread count %s", cli_quote(arg));
+        return cli_usage(cmd, "invalid thread count %s", cli_quote(arg));
     *v = (unsigned)n;
     return CLI_CONTINUE;
 }
@@ -261,11 +253,11 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
 {
     switch (c) {
     case 'T':
-        return set_once(&o->tmpdir, arg, "multiple temporary directories specified");
+        return cli_set_once(&o->tmpdir, arg, "temporary directories");
     case OPT_MEMORY:
-        return parse_memory(arg, &o->memory);
+        return cli_parse_memory(NULL, arg, &o->memory);
     case OPT_THREADS:
-        return parse_threads(arg, &o->threads);
+        return cli_parse_threads(NULL, arg, &o->threads);
     case OPT_PROGRESS:
         o->progress = PROGRESS_FORCED;
         return CLI_CONTINUE;
@@ -280,10 +272,16 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
  * options whose code they share. */
 static int on_option(struct shuf_opts *o, int c, const char *arg, const char *name)
 {
-    if (strcmp(name, "split") == 0)
-        return set_once(&o->split_spec, arg, "multiple split specifications");
+    if (strcmp(name, "split") == 0) {
+        if (o->split_spec && strcmp(o->split_spec, arg) != 0) {
+            cli_error("multiple split specifications");
+            return CLI_FAIL;
+        }
+        o->split_spec = arg;
+        return CLI_CONTINUE;
+    }
     if (strcmp(name, "output-pattern") == 0)
-        return set_once(&o->output_pattern, arg, "multiple output patterns specified");
+        return cli_set_once(&o->output_pattern, arg, "output patterns");
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
                           c == OPT_PROGRESS || c == OPT_NO_PROGRESS))
         return on_riffle_option(o, c, arg);
@@ -304,7 +302,7 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     case 'n':
         return on_count(o, arg, name);
     case 'o':
-        return set_once(&o->output, arg, "multiple output files specified");
+        return cli_set_once(&o->output, arg, "output files");
     case 'r':
         o->repeat = 1;
         return CLI_CONTINUE;
@@ -320,9 +318,7 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     }
 }
 
-/* -T DIR is checked at once, so that a typo fails before a long run rather
- * than when the first temporary file is made. */
-static int check_tmpdir(const char *dir)
+int cli_check_tmpdir(const char *dir)
 {
     struct stat st;
     int e = 0;
@@ -368,7 +364,7 @@ static int check_riffle(struct shuf_opts *o)
         const long cores = sysconf(_SC_NPROCESSORS_ONLN);
         o->threads = cores > 0 ? (unsigned)(cores < MAX_THREADS ? cores : MAX_THREADS) : 1;
     }
-    if (o->tmpdir && check_tmpdir(o->tmpdir) != CLI_CONTINUE)
+    if (o->tmpdir && cli_check_tmpdir(o->tmpdir) != CLI_CONTINUE)
         return CLI_FAIL;
     return check_split(o);
 }
@@ -405,11 +401,11 @@ int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
     memset(o, 0, sizeof *o);
     o->shuf_mode = shuf_mode;
     o->delim = '\n';
-    const struct option *longopts = shuf_mode ? shuf_longopts : riffle_longopts;
+    const struct cli_options *t = shuf_mode ? &cli_shuf_options : &cli_riffle_options;
+    const struct option *longopts = t->longopts;
     for (;;) {
         int index = -1;
-        const int c = getopt_long(argc, argv, shuf_mode ? "ei:n:o:rz" : "ei:n:o:rzT:",
-                                  longopts, &index);
+        const int c = getopt_long(argc, argv, t->shortopts, longopts, &index);
         if (c == -1)
             break;
         const int r = on_option(o, c, optarg, index >= 0 ? longopts[index].name : "");

@@ -450,9 +450,9 @@ RF_API RF_NODISCARD rf_status rf_engine_shuffle(const rf_engine_options *o,
  * its bytes (each record with its delimiter, an unterminated last record
  * counting the delimiter it is given; bytes may be NULL).  The first record
  * number of part r is the sum of the counts of parts 0 .. r-1.  Reads the
- * header records and the part's bytes.  Returns RF_OK, or (with *err filled when err is not
- * NULL) RF_EIO (an input failed, or changed), RF_ENOMEM, RF_EINVAL (bad
- * arguments, as rf_engine_shuffle's, or part >= parts). */
+ * header records and the part's bytes.  Returns RF_OK, or (with *err filled
+ * when err is not NULL) RF_EIO (an input failed, or changed), RF_ENOMEM,
+ * RF_EINVAL (bad arguments, as rf_engine_shuffle's, or part >= parts). */
 RF_API RF_NODISCARD rf_status rf_engine_part_count(const rf_engine_options *o,
                                                    const rf_engine_input *in, size_t n,
                                                    unsigned part, unsigned parts,
@@ -472,8 +472,9 @@ RF_API unsigned rf_engine_owner(uint64_t key, unsigned owners);
 
 /* Scatter: the records of one part, keyed as record numbers first, first+1,
  * ... (first = the records of the parts before it), packed as frames for
- * their owners.  The inputs, the options and their strings must stay valid
- * and unchanged until rf_engine_scatter_close. */
+ * their owners.  Files are opened and mapped by rf_engine_scatter_open;
+ * inputs given as bytes must stay valid and unchanged until
+ * rf_engine_scatter_close.  The options are not kept. */
 typedef struct rf_engine_scatter rf_engine_scatter;
 
 /* Open part `part` of `parts` for `owners` owners (1 <= owners; parts and
@@ -491,12 +492,13 @@ RF_API RF_NODISCARD rf_status rf_engine_scatter_open(rf_engine_scatter **s,
  * when no record of the round is its.  A round takes records in order until
  * the next one's entry would take its owner's frame past `room` bytes; a
  * record too large for room goes whole (records are never cut), as the only
- * entry of its owner's frame in that round, which is then larger than room.  The packets stay valid until
- * the next call or rf_engine_scatter_close.  *done is set to 1 when the part
- * has no record left after this round (an empty part: at the first call);
- * later calls give empty rounds.  Each owner must receive its rounds in
- * order; different owners' rounds are independent.  Returns RF_OK, or as
- * rf_engine_part_count (RF_ECRYPTO; RF_EIO at the end if an input changed). */
+ * entry of its owner's frame in that round, which is then larger than room.
+ * The packets stay valid until the next call or rf_engine_scatter_close.
+ * *done is set to 1 when the part has no record left after this round (an
+ * empty part: at the first call); later calls give empty rounds.  Each owner
+ * must receive its rounds in order; different owners' rounds are independent.
+ * Returns RF_OK, or as rf_engine_part_count (RF_ECRYPTO; RF_EIO at the end if
+ * an input changed). */
 RF_API RF_NODISCARD rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room,
                                                      const void **out, size_t *len, int *done,
                                                      rf_engine_error *err);
@@ -522,8 +524,9 @@ RF_API void rf_engine_scatter_close(rf_engine_scatter *s);
 typedef struct rf_engine_gather rf_engine_gather;
 
 /* Open an owner's gather for packets from `parts` parts (>= 1).  The owner
- * is learnt from the packets.  Returns RF_OK with *g set, RF_EINVAL,
- * RF_ENOMEM, RF_ECRYPTO. */
+ * is learnt from the packets.  o->tmpdir and o->temp_ctx are kept: they must
+ * stay valid until rf_engine_gather_close.  Returns RF_OK with *g set,
+ * RF_EINVAL, RF_ENOMEM, RF_ECRYPTO. */
 RF_API RF_NODISCARD rf_status rf_engine_gather_open(rf_engine_gather **g,
                                                     const rf_engine_options *o, unsigned parts,
                                                     rf_engine_error *err);

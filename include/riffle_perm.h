@@ -351,7 +351,10 @@ RF_API size_t rf_reservoir_size(const rf_reservoir *r);
  * 97(5), 2006, algorithm A-ExpJ: item i with weight w_i > 0 gets the key
  * u_i^(1/w_i) (u_i uniform) and the k largest keys win; the exponential jumps
  * draw one uniform per replacement instead of one per item.  Keys are kept as
- * logarithms, log(u)/w, in a min-heap.  The result, in decreasing key order,
+ * logarithms, log(u)/w, in a min-heap, each as a double with an exponent of
+ * its own (weights are scaled by a power of two, which is exact), so that
+ * every finite positive weight is drawn exactly as its ratios to the others
+ * say, subnormal (below 2.2e-308) and huge (1e308) alike.  The result, in decreasing key order,
  * is distributed as k successive draws without replacement, each choosing
  * among the remaining items with probability proportional to weight.  Zero
  * weights are never chosen; negative, NaN and infinite weights are rejected
@@ -363,7 +366,8 @@ RF_API size_t rf_reservoir_size(const rf_reservoir *r);
  * at the end rf_wsample_result gives the chosen slots in sample order.
  * Fields are private. */
 typedef struct rf_wsample_entry {
-    double key;  /* log of the Efraimidis-Spirakis key, <= 0 */
+    double key;  /* log of the Efraimidis-Spirakis key is key * 2^key_exp, <= 0 */
+    int key_exp;
     size_t slot;
 } rf_wsample_entry;
 
@@ -371,7 +375,8 @@ typedef struct rf_wsample {
     size_t k;
     size_t filled;          /* heap entries in use */
     rf_wsample_entry *heap; /* min-heap on key, k entries of caller memory */
-    double jump;            /* weight still to pass before the next replacement */
+    double jump;            /* weight still to pass before the next replacement: */
+    int jump_exp;           /* jump * 2^jump_exp */
     int have_jump;
     int finished;           /* rf_wsample_result was called */
     void *owned;            /* from rf_wsample_new */
@@ -420,9 +425,18 @@ RF_API RF_NODISCARD rf_status rf_sample_weighted(rf_rng *g, const double *w, siz
  * sorted list of all n! permutations: the identity is 0 and the reversed
  * permutation n! - 1.  It is the Lehmer code read in the factorial number
  * system: rank = sum_i d_i (n-1-i)!, d_i = #{ j > i : p[j] < p[i] }.  Ranking
- * and unranking use a Fenwick tree (O(n log n) operations on the digits) plus
- * O(n) multiplications or divisions of the rank by small numbers (O(n^2 log
- * n) bit operations: instant for decks, slow beyond n ~ 10^5).
+ * and unranking find the digits with a Fenwick tree of counts (O(n log n)
+ * operations; P. M. Fenwick, Softw. Pract. Exper. 24(3), 1994).  The rank, a
+ * number of log2(n!) ~ n log2(n/e) bits, is assembled from the digits by a
+ * product tree -- segments of digits combined pairwise, V = V_left P_right +
+ * V_right with P the product of a segment's radices -- and taken apart by the
+ * matching remainder tree (quotients left, remainders right), with GMP's
+ * subquadratic multiplication and division (D. J. Bernstein, "Fast
+ * multiplication and its applications", MSRI Publ. 44, 2008).  So the cost is
+ * O(M(n log n) log n) bit operations, M that of a multiplication, instead of
+ * Horner's O(n^2 log n) (figures in docs/BENCHMARKS_PERM.md).  Unranking keeps
+ * the tree of radix products while it divides: O(n log^2 n) bits of GMP
+ * memory besides the scratch.
  *
  * Invalid permutations: a value >= n or a repeated value gives RF_EINVAL with
  * *where (if non-NULL) set to the first position at which the problem is seen

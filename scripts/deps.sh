@@ -3,7 +3,8 @@
 # Run as root on a bare machine; does nothing when everything is present.
 set -eu
 PACKAGES="make gcc g++ clang binutils pkg-config libsodium-dev libgmp-dev \
-libcmocka-dev bats coreutils libclang-rt-14-dev python3 time strace util-linux \
+libcmocka-dev bats coreutils libclang-rt-14-dev python3 time strace util-linux procps \
+python3-dev python3-cffi python3-numpy python3-pytest python3-torch \
 openmpi-bin libopenmpi-dev mpich libmpich-dev"
 missing=""
 for p in $PACKAGES; do

@@ -3,8 +3,20 @@
  * computed with a Fenwick tree over the values (P. M. Fenwick, "A new data
  * structure for cumulative frequency tables", SPE 24(3), 1994): "how many
  * used values are below v" and "the d-th unused value" in O(log n) each.
- * The rank is accumulated by Horner's rule, n multiplications by a word, and
- * taken apart by n divisions by a word. */
+ *
+ * The rank is the mixed-radix number with digits d_0 .. d_{n-1} and radices
+ * n, n-1, .., 1.  Horner's rule would need n multiplications of a number of
+ * up to log2(n!) bits by a word, O(n^2 log n) bit operations; instead the
+ * digits are cut into segments of SEGMENT, and two neighbouring segments
+ * (value V and radix product P each) combine as V = V_left P_right + V_right,
+ * P = P_left P_right -- a product tree (D. J. Bernstein, "Fast multiplication
+ * and its applications", in Algorithmic Number Theory, MSRI Publ. 44, 2008:
+ * its product and remainder trees).  Ranking combines segments as a binary counter does, so
+ * that equal-sized neighbours meet and no digit array is needed; unranking
+ * builds the tree of radix products and divides down it (a remainder tree),
+ * each quotient going left and each remainder right.  With GMP's subquadratic
+ * multiplication and division both take O(M(n log n) log n) bit operations,
+ * M the cost of a multiplication. */
 #include "riffle_gmp.h"
 
 #include <limits.h>
@@ -102,6 +114,26 @@ static rf_status get_tree(fenwick *f, size_t n, void *scratch, size_t scratch_si
     return RF_OK;
 }
 
+/* Digits per leaf of the trees: below this, multiplying by words is faster
+ * than multiplying big numbers. */
+#define SEGMENT 32
+
+/* One segment of the rank: its value and the product of its radices. */
+typedef struct segment {
+    mpz_t value, radix;
+    size_t len; /* digits */
+} segment;
+
+/* Combine stack[top-2] (left) and stack[top-1] (right) into stack[top-2]. */
+static void join_top(segment *stack, size_t top)
+{
+    segment *l = &stack[top - 2], *r = &stack[top - 1];
+    mpz_mul(l->value, l->value, r->radix);
+    mpz_add(l->value, l->value, r->value);
+    mpz_mul(l->radix, l->radix, r->radix);
+    l->len += r->len;
+}
+
 rf_status rf_rank_mpz(mpz_t rank, const size_t *perm, size_t n, size_t *where,
                       void *scratch, size_t scratch_size)
 {
@@ -111,7 +143,10 @@ rf_status rf_rank_mpz(mpz_t rank, const size_t *perm, size_t n, size_t *where,
     if (st != RF_OK)
         return st;
     memset(f.t, 0, (n + 1) * sizeof *f.t);
-    mpz_set_ui(rank, 0);
+    /* A stack of segments, lengths strictly decreasing from the bottom except
+     * for the newest: at most one per bit of n / SEGMENT, plus two. */
+    segment stack[sizeof(size_t) * CHAR_BIT + 2];
+    size_t top = 0, inited = 0;
     for (size_t i = 0; i < n; i++) {
         const size_t v = perm[i];
         if (v >= n || fw_below(&f, v + 1) != fw_below(&f, v)) {
@@ -120,11 +155,121 @@ rf_status rf_rank_mpz(mpz_t rank, const size_t *perm, size_t n, size_t *where,
             st = RF_EINVAL;
             break;
         }
-        mpz_mul_ui(rank, rank, (unsigned long)(n - i));
-        mpz_add_ui(rank, rank, (unsigned long)(v - fw_below(&f, v)));
+        if (i % SEGMENT == 0) {
+            /* Merge equal neighbours, then open a new segment. */
+            while (top >= 2 && stack[top - 2].len == stack[top - 1].len)
+                join_top(stack, top--);
+            if (top == inited) {
+                mpz_inits(stack[top].value, stack[top].radix, NULL);
+                inited++;
+            }
+            mpz_set_ui(stack[top].value, 0);
+            mpz_set_ui(stack[top].radix, 1);
+            stack[top].len = 0;
+            top++;
+        }
+        segment *s = &stack[top - 1];
+        mpz_mul_ui(s->value, s->value, (unsigned long)(n - i));
+        mpz_add_ui(s->value, s->value, (unsigned long)(v - fw_below(&f, v)));
+        mpz_mul_ui(s->radix, s->radix, (unsigned long)(n - i));
+        s->len++;
         fw_add(&f, v, 1);
     }
+    if (st == RF_OK) {
+        while (top >= 2)
+            join_top(stack, top--);
+        if (top == 1)
+            mpz_swap(rank, stack[0].value);
+        else
+            mpz_set_ui(rank, 0);
+    }
+    for (size_t k = 0; k < inited; k++)
+        mpz_clears(stack[k].value, stack[k].radix, NULL);
     free(mem);
+    return st;
+}
+
+/* The product tree of the radices for unranking: node k covers digits
+ * [lo, hi), its children 2k and 2k + 1 the halves [lo, mid) and [mid, hi);
+ * leaves hold at most SEGMENT digits.  Digit i has radix n - i. */
+typedef struct radix_tree {
+    mpz_t *node;
+    size_t count, n;
+} radix_tree;
+
+static size_t tree_mid(size_t lo, size_t hi)
+{
+    /* Split on a multiple of SEGMENT so that leaves are whole segments. */
+    const size_t leaves = (hi - lo + SEGMENT - 1) / SEGMENT;
+    return lo + (leaves / 2) * SEGMENT;
+}
+
+static void tree_build(radix_tree *t, size_t k, size_t lo, size_t hi)
+{
+    if (hi - lo <= SEGMENT) {
+        mpz_set_ui(t->node[k], 1);
+        for (size_t i = lo; i < hi; i++)
+            mpz_mul_ui(t->node[k], t->node[k], (unsigned long)(t->n - i));
+        return;
+    }
+    const size_t mid = tree_mid(lo, hi);
+    tree_build(t, 2 * k, lo, mid);
+    tree_build(t, 2 * k + 1, mid, hi);
+    mpz_mul(t->node[k], t->node[2 * k], t->node[2 * k + 1]);
+}
+
+/* Digits [lo, hi) of v (v < the node's product) into digit[lo, hi); v is
+ * consumed. */
+static void tree_digits(const radix_tree *t, size_t k, size_t lo, size_t hi, mpz_t v,
+                        size_t *digit)
+{
+    if (hi - lo <= SEGMENT) {
+        for (size_t i = hi; i-- > lo;)
+            digit[i] = (size_t)mpz_fdiv_q_ui(v, v, (unsigned long)(t->n - i));
+        return;
+    }
+    const size_t mid = tree_mid(lo, hi);
+    mpz_t q;
+    mpz_init(q);
+    mpz_tdiv_qr(q, v, v, t->node[2 * k + 1]);
+    tree_digits(t, 2 * k + 1, mid, hi, v, digit);
+    tree_digits(t, 2 * k, lo, mid, q, digit);
+    mpz_clear(q);
+}
+
+/* The factorial-base digits of `rank` into digit[0..n); RF_ERANGE if rank >= n!. */
+static rf_status rank_digits(const mpz_t rank, size_t n, size_t *digit)
+{
+    mpz_t r;
+    mpz_init_set(r, rank);
+    rf_status st = RF_OK;
+    if (n <= SEGMENT) {
+        for (size_t m = 1; m <= n; m++)
+            digit[n - m] = (size_t)mpz_fdiv_q_ui(r, r, (unsigned long)m);
+        if (mpz_sgn(r) != 0)
+            st = RF_ERANGE;
+        mpz_clear(r);
+        return st;
+    }
+    /* Leaves: ceil(n / SEGMENT); a tree of them has fewer than 4 x nodes. */
+    radix_tree t = {.n = n};
+    t.count = 4 * ((n + SEGMENT - 1) / SEGMENT);
+    t.node = malloc(t.count * sizeof *t.node);
+    if (t.node == NULL) {
+        mpz_clear(r);
+        return RF_ENOMEM;
+    }
+    for (size_t k = 0; k < t.count; k++)
+        mpz_init(t.node[k]);
+    tree_build(&t, 1, 0, n);
+    if (mpz_cmp(r, t.node[1]) >= 0)
+        st = RF_ERANGE; /* rank >= n! */
+    else
+        tree_digits(&t, 1, 0, n, r, digit);
+    for (size_t k = 0; k < t.count; k++)
+        mpz_clear(t.node[k]);
+    free(t.node);
+    mpz_clear(r);
     return st;
 }
 
@@ -138,14 +283,9 @@ rf_status rf_unrank_mpz(const mpz_t rank, size_t n, size_t *perm, void *scratch,
     rf_status st = get_tree(&f, n, scratch, scratch_size, &mem);
     if (st != RF_OK)
         return st;
-    mpz_t r;
-    mpz_init_set(r, rank);
-    for (size_t m = 1; m <= n; m++)
-        perm[n - m] = (size_t)mpz_fdiv_q_ui(r, r, (unsigned long)m);
-    if (mpz_sgn(r) != 0) {
-        st = RF_ERANGE; /* rank >= n! */
+    st = rank_digits(rank, n, perm);
+    if (st != RF_OK)
         goto done;
-    }
     /* Every value unused: node i covers i & -i values. */
     f.t[0] = 0;
     for (size_t i = 1; i <= n; i++)
@@ -156,7 +296,6 @@ rf_status rf_unrank_mpz(const mpz_t rank, size_t n, size_t *perm, void *scratch,
         perm[i] = v;
     }
 done:
-    mpz_clear(r);
     free(mem);
     return st;
 }

@@ -10,7 +10,17 @@
  * reservoir, the total weight passed before some item's key beats T is
  * X = log(U) / log(T); the item at which the running weight reaches X enters
  * with a key drawn uniformly from the part above T, r ~ U(T^w, 1), key =
- * r^(1/w).  One uniform per replacement instead of one per item. */
+ * r^(1/w).  One uniform per replacement instead of one per item.
+ *
+ * Range.  log(u)/w overflows for a subnormal w (1e-310: every key -inf, and
+ * ties, so the first item nearly never won), and falls into the subnormals,
+ * losing bits, for a huge one (1e308).  So every key and the jump are a
+ * double m with an exponent e of their own, m * 2^e, and a weight w enters as
+ * its mantissa wm = w * 2^-ilogb(w) in [1, 2): scaling by a power of two is
+ * exact, and a quotient or product scaled by one rounds as the unscaled one
+ * does, so in the range where the plain doubles were exact (all ordinary
+ * weights) every key, jump and comparison is bit for bit what it was, and
+ * seeded outputs are unchanged; outside it nothing over- or underflows. */
 #include "riffle_perm.h"
 
 #include <math.h>
@@ -32,6 +42,7 @@ rf_status rf_wsample_init(rf_wsample *s, size_t k, void *scratch, size_t scratch
     s->filled = 0;
     s->heap = scratch;
     s->jump = 0.0;
+    s->jump_exp = 0;
     s->have_jump = 0;
     s->finished = 0;
     s->owned = NULL;
@@ -68,13 +79,48 @@ static double unit_open0(rf_rng *g)
     return 1.0 - rf_double(g);
 }
 
+/* A number m * 2^e with m = 0 or 0.5 <= |m| < 1 (frexp's form), so that
+ * two of the same sign compare by exponent first.  m may be infinite. */
+typedef struct xnum {
+    double m;
+    int e;
+} xnum;
+
+/* m * 2^e in the normal form. */
+static xnum xnum_make(double m, int e)
+{
+    int x = 0;
+    const double f = isfinite(m) ? frexp(m, &x) : m;
+    if (f == 0.0 || !isfinite(f))
+        return (xnum){f, 0};
+    return (xnum){f, e + x};
+}
+
+/* a < b for keys (<= 0: zero is the largest). */
+static int key_less(const rf_wsample_entry *a, const rf_wsample_entry *b)
+{
+    if (a->key == 0.0 || b->key == 0.0)
+        return a->key < b->key;
+    if (a->key_exp != b->key_exp) /* both negative: the larger exponent is smaller */
+        return a->key_exp > b->key_exp;
+    return a->key < b->key;
+}
+
+/* log(r) / w as a key, w = wm * 2^we. */
+static void set_key(rf_wsample_entry *h, double log_r, double wm, int we)
+{
+    const xnum k = xnum_make(log_r / wm, -we);
+    h->key = k.m;
+    h->key_exp = k.e;
+}
+
 static void sift_down(rf_wsample_entry *h, size_t n, size_t i)
 {
     for (;;) {
         size_t m = i, l = 2 * i + 1, r = l + 1;
-        if (l < n && h[l].key < h[m].key)
+        if (l < n && key_less(&h[l], &h[m]))
             m = l;
-        if (r < n && h[r].key < h[m].key)
+        if (r < n && key_less(&h[r], &h[m]))
             m = r;
         if (m == i)
             return;
@@ -87,7 +133,7 @@ static void sift_down(rf_wsample_entry *h, size_t n, size_t i)
 
 static void sift_up(rf_wsample_entry *h, size_t i)
 {
-    while (i > 0 && h[(i - 1) / 2].key > h[i].key) {
+    while (i > 0 && key_less(&h[i], &h[(i - 1) / 2])) {
         const rf_wsample_entry t = h[i];
         h[i] = h[(i - 1) / 2];
         h[(i - 1) / 2] = t;
@@ -101,7 +147,9 @@ static void new_jump(rf_wsample *s, rf_rng *g)
 {
     const double lt = s->heap[0].key;
     const double lu = log(unit_open0(g));
-    s->jump = lt == 0.0 ? INFINITY : lu / lt;
+    const xnum x = lt == 0.0 ? (xnum){INFINITY, 0} : xnum_make(lu / lt, -s->heap[0].key_exp);
+    s->jump = x.m;
+    s->jump_exp = x.e;
     s->have_jump = 1;
 }
 
@@ -117,9 +165,11 @@ rf_status rf_wsample_offer(rf_wsample *s, rf_rng *g, double weight, size_t *slot
         return RF_EINVAL;
     if (weight == 0.0)
         return RF_OK;
+    const int we = ilogb(weight);
+    const double wm = scalbn(weight, -we);
     if (s->filled < s->k) {
         const size_t i = s->filled++;
-        s->heap[i].key = log(unit_open0(g)) / weight;
+        set_key(&s->heap[i], log(unit_open0(g)), wm, we);
         s->heap[i].slot = i;
         sift_up(s->heap, i);
         if (s->filled == s->k)
@@ -127,13 +177,20 @@ rf_status rf_wsample_offer(rf_wsample *s, rf_rng *g, double weight, size_t *slot
         *slot = i;
         return RF_OK;
     }
-    s->jump -= weight;
-    if (s->jump > 0.0)
+    /* The weight in the jump's scale: exact, or so far below the jump that
+     * it rounds away as it would in the subtraction, or so far above it
+     * (infinite) that the jump is passed. */
+    const double left = s->jump - scalbn(weight, -s->jump_exp);
+    if (left > 0.0) {
+        const xnum x = xnum_make(left, s->jump_exp);
+        s->jump = x.m;
+        s->jump_exp = x.e;
         return RF_OK;
+    }
     /* The new key is uniform on (T^w, 1] raised to 1/w: log(r) / w. */
-    const double tw = exp(s->heap[0].key * weight);
+    const double tw = exp(scalbn(s->heap[0].key * wm, s->heap[0].key_exp + we));
     const double r = tw + (1.0 - tw) * unit_open0(g);
-    s->heap[0].key = log(r) / weight;
+    set_key(&s->heap[0], log(r), wm, we);
     *slot = s->heap[0].slot;
     sift_down(s->heap, s->k, 0);
     new_jump(s, g);

@@ -99,7 +99,7 @@ static void json_statistical_fields(void **state)
         "\"name\": \"fixed-points\"", "\"name\": \"rising-sequences\"",
         "\"name\": \"successions\"", "\"name\": \"duplicate-orderings\"",
         "\"applicable\": ", "\"statistic\": ", "\"df\": ", "\"p_value\": ",
-        "\"adjusted_p\": ", "\"note\": ", "\"blocks\": 5", "\"position_counts\": [[",
+        "\"adjusted_p\": ", "\"detectable_w\": ", "\"note\": ", "\"blocks\": 5", "\"position_counts\": [[",
         "\"fixed_point_counts\": [", "\"rising_sequence_counts\": [",
         "\"succession_counts\": [", "\"ordering_counts\": [", "\"exact\": null"};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
@@ -155,6 +155,41 @@ static void html_report(void **state)
     audit_exact_clear(&e);
 }
 
+/* A command's output in the reports: JSON stays valid UTF-8 (bytes that are
+ * not UTF-8 become U+FFFD, controls \u00XX), the text shows no control byte,
+ * and an excerpt is cut at a character boundary. */
+static void hostile_bytes(void **state)
+{
+    (void)state;
+    audit_size_result sz;
+    memset(&sz, 0, sizeof sz);
+    audit_result r = {.subject = "cmd\033[2J", .kind = "command", .mode = "statistical",
+                      .alpha = 0.001, .verdict = "broken", .nsizes = 0, .sizes = &sz,
+                      .broken = 1,
+                      .broken_example = "x\033[31m\001\xff\xc3\xa9\xe2\x82 \xed\xa0\x80"};
+    snprintf(r.reason, sizeof r.reason, "bad");
+    char *json = render(audit_report_json, &r);
+    assert_non_null(strstr(json, "\"example\": \"x\\u001b[31m\\u0001\\ufffd\xc3\xa9"
+                                 "\\ufffd\\ufffd \\ufffd\\ufffd\\ufffd\""));
+    assert_non_null(strstr(json, "\"subject\": \"cmd\\u001b[2J\""));
+    for (const unsigned char *p = (const unsigned char *)json; *p;) {
+        const size_t len = audit_utf8_char(p);
+        assert_true(len > 0);
+        p += len;
+    }
+    free(json);
+    char *text = render(audit_report_text, &r);
+    assert_null(strchr(text, '\033'));
+    assert_null(strchr(text, '\001'));
+    assert_non_null(strstr(text, "x\\x1b[31m\\x01\\xff\xc3\xa9\\xe2\\x82 "));
+    free(text);
+    /* 39 bytes and a 2-byte character: 40 bytes would split it. */
+    const char line[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\xc3\xa9z";
+    assert_int_equal(audit_utf8_cut(line, sizeof line - 1, 40), 39);
+    assert_int_equal(audit_utf8_cut(line, sizeof line - 1, 41), 41);
+    assert_int_equal(audit_utf8_cut(line, 10, 40), 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +197,7 @@ int main(void)
         cmocka_unit_test(json_statistical_fields),
         cmocka_unit_test(text_report),
         cmocka_unit_test(html_report),
+        cmocka_unit_test(hostile_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -146,7 +146,7 @@ bijection() {
     run bash -c "printf '1\n2\nzz\n3\n' | '$RIFFLE' perm --size 10"
     [ "$status" -eq 1 ]
     [ "${#lines[@]}" -eq 3 ]
-    [ "${lines[2]}" = "riffle: invalid index 'zz'" ]
+    [ "${lines[2]}" = "riffle: -:3:1: invalid index 'zz'" ]
 }
 
 @test "errors: mode, table size, unknown option" {

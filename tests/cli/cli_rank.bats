@@ -205,7 +205,7 @@ reverse_words() { echo "$(cat)" | tr ' ' '\n' | tac | flat; }
     [ "$output" = "riffle: no rank given" ]
     run bash -c "echo 1 2 | '$RIFFLE' unrank --size 3"
     [ "$status" -eq 1 ]
-    [ "$output" = "riffle: -: extra input '2' after the rank" ]
+    [ "$output" = "riffle: -:1:3: extra input '2' after the rank" ]
     run "$RIFFLE" rank -u 0
     [ "$status" -eq 1 ]
     [ "${lines[0]}" = "riffle rank: invalid option -- 'u'" ]

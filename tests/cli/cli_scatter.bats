@@ -238,6 +238,12 @@ only_transport_files() {
     run "$RIFFLE" gather --task=0 --tasks=1 --dir="$T/d" --seed=1 -T "$T/nope"
     [ "$status" -eq 1 ]
     [[ "$output" == *"cannot use temporary directory"* ]]
+    run "$RIFFLE" gather --task=0 --tasks=1 --dir="$T/d" --seed=1 --memory=lots
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"invalid memory size 'lots'"* ]]
+    run "$RIFFLE" gather --task=0 --tasks=1 --dir="$T/d" --seed=1 --threads=-1
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"invalid thread count '-1'"* ]]
     [ -z "$(ls -A "$T/d")" ]
 }
 

@@ -220,6 +220,158 @@ static void test_invalid(void **state)
     mpz_clear(m);
 }
 
+/* ---- the subquadratic code against the quadratic definitions ------------ */
+
+/* Rank by the definitions: d_i = #{ j > i : p[j] < p[i] } counted pairwise,
+ * accumulated by Horner's rule -- O(n^2), for tests only. */
+static void rank_quadratic(mpz_t r, const size_t *p, size_t n)
+{
+    mpz_set_ui(r, 0);
+    for (size_t i = 0; i < n; i++) {
+        size_t d = 0;
+        for (size_t j = i + 1; j < n; j++)
+            d += p[j] < p[i];
+        mpz_mul_ui(r, r, (unsigned long)(n - i));
+        mpz_add_ui(r, r, (unsigned long)d);
+    }
+}
+
+/* Unrank by the definitions: digits by repeated division, then the d-th
+ * smallest unused value found by scanning -- O(n^2). */
+static int unrank_quadratic(const mpz_t rank, size_t n, size_t *p)
+{
+    mpz_t r;
+    mpz_init_set(r, rank);
+    for (size_t m = 1; m <= n; m++)
+        p[n - m] = (size_t)mpz_fdiv_q_ui(r, r, (unsigned long)m);
+    const int ok = mpz_sgn(r) == 0;
+    mpz_clear(r);
+    unsigned char *used = calloc(n + 1, 1);
+    assert_non_null(used);
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t d = p[i], v = 0;
+        for (;; v++) {
+            if (used[v])
+                continue;
+            if (d-- == 0)
+                break;
+        }
+        p[i] = v;
+        used[v] = 1;
+    }
+    free(used);
+    return ok;
+}
+
+/* Sizes around the segment length (32) and its powers, and larger. */
+static const size_t big_sizes[] = {31, 32, 33, 63, 64, 65, 95, 96, 97, 127, 128, 129,
+                                   200, 1000, 1023, 1025, 3001, 4096, 9999};
+
+/* Random permutations, the identity, the reversal and a rotation: the rank is
+ * the quadratic one, and unrank gives the permutation back. */
+static void test_against_quadratic(void **state)
+{
+    (void)state;
+    rf_rng g;
+    assert_int_equal(rf_rng_seed_u64(&g, RF_RNG_XOSHIRO256PP, 7), RF_OK);
+    mpz_t fast, slow;
+    mpz_inits(fast, slow, NULL);
+    for (size_t c = 0; c < sizeof big_sizes / sizeof big_sizes[0]; c++) {
+        const size_t n = big_sizes[c];
+        size_t *p = malloc(n * sizeof *p), *q = malloc(n * sizeof *q);
+        assert_non_null(p);
+        assert_non_null(q);
+        for (int t = 0; t < 6; t++) {
+            identity(p, n);
+            if (t == 1)
+                reversed(p, n);
+            else if (t == 2)
+                for (size_t i = 0; i < n; i++)
+                    p[i] = (i + 1) % n;
+            else if (t >= 3)
+                rf_shuffle(&g, p, n, sizeof *p);
+            assert_int_equal(rf_rank_mpz(fast, p, n, NULL, NULL, 0), RF_OK);
+            rank_quadratic(slow, p, n);
+            assert_true(mpz_cmp(fast, slow) == 0);
+            assert_int_equal(rf_unrank_mpz(fast, n, q, NULL, 0), RF_OK);
+            assert_memory_equal(p, q, n * sizeof *p);
+        }
+        free(p);
+        free(q);
+    }
+    mpz_clears(fast, slow, NULL);
+}
+
+/* Random ranks below n! (and the extremes): the same permutation as the
+ * quadratic unrank; n! itself and beyond are out of range. */
+static void test_unrank_against_quadratic(void **state)
+{
+    (void)state;
+    gmp_randstate_t rs;
+    gmp_randinit_default(rs);
+    gmp_randseed_ui(rs, 11);
+    mpz_t f, r;
+    mpz_inits(f, r, NULL);
+    for (size_t c = 0; c < sizeof big_sizes / sizeof big_sizes[0]; c++) {
+        const size_t n = big_sizes[c];
+        size_t *p = malloc(n * sizeof *p), *q = malloc(n * sizeof *q);
+        assert_non_null(p);
+        assert_non_null(q);
+        mpz_fac_ui(f, (unsigned long)n);
+        for (int t = 0; t < 5; t++) {
+            if (t == 0)
+                mpz_set_ui(r, 0);
+            else if (t == 1)
+                mpz_sub_ui(r, f, 1);
+            else
+                mpz_urandomm(r, rs, f);
+            assert_int_equal(rf_unrank_mpz(r, n, p, NULL, 0), RF_OK);
+            assert_true(unrank_quadratic(r, n, q));
+            assert_memory_equal(p, q, n * sizeof *p);
+        }
+        assert_int_equal(rf_unrank_mpz(f, n, p, NULL, 0), RF_ERANGE);
+        mpz_add_ui(r, f, 12345);
+        assert_int_equal(rf_unrank_mpz(r, n, p, NULL, 0), RF_ERANGE);
+        mpz_mul(r, f, f);
+        assert_int_equal(rf_unrank_mpz(r, n, p, NULL, 0), RF_ERANGE);
+        free(p);
+        free(q);
+    }
+    mpz_clears(f, r, NULL);
+    gmp_randclear(rs);
+}
+
+/* Invalid permutations of many sizes: the first bad position is reported
+ * wherever it falls relative to the segments already combined. */
+static void test_invalid_large(void **state)
+{
+    (void)state;
+    mpz_t m;
+    mpz_init(m);
+    for (size_t c = 0; c < sizeof big_sizes / sizeof big_sizes[0]; c++) {
+        const size_t n = big_sizes[c];
+        size_t *p = malloc(n * sizeof *p);
+        assert_non_null(p);
+        const size_t spots[] = {1, n / 2, n - 1, 32, 33, 64};
+        for (size_t s = 0; s < sizeof spots / sizeof spots[0]; s++) {
+            const size_t at = spots[s];
+            if (at >= n)
+                continue;
+            size_t where = SIZE_MAX;
+            identity(p, n);
+            p[at] = p[at - 1]; /* a repeat */
+            assert_int_equal(rf_rank_mpz(m, p, n, &where, NULL, 0), RF_EINVAL);
+            assert_int_equal(where, at);
+            identity(p, n);
+            p[at] = n + at; /* out of range */
+            assert_int_equal(rf_rank_mpz(m, p, n, &where, NULL, 0), RF_EINVAL);
+            assert_int_equal(where, at);
+        }
+        free(p);
+    }
+    mpz_clear(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +381,9 @@ int main(void)
         cmocka_unit_test(test_deck_of_52),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_invalid),
+        cmocka_unit_test(test_against_quadratic),
+        cmocka_unit_test(test_unrank_against_quadratic),
+        cmocka_unit_test(test_invalid_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -486,9 +486,8 @@ static void test_weighted_pairs(void **state)
  * follows from successive draws (P(a, b, c) = w_a/W w_b/(W - w_a) w_c/(W -
  * w_a - w_b), summed over the other two positions): one multinomial
  * chi-square test per position j = 1, 2, 3. */
-static void test_weighted_jumps(void **state)
+static void weighted_jumps_at(int scale, uint64_t seed)
 {
-    (void)state;
     enum { N = 60, K = 3, S = 30000 };
     double w[N], total = 0;
     for (int i = 0; i < N; i++) {
@@ -496,6 +495,7 @@ static void test_weighted_jumps(void **state)
         total += w[i];
     }
     static double law[K][N];
+    memset(law, 0, sizeof law);
     for (int a = 0; a < N; a++) {
         for (int b = 0; b < N; b++) {
             if (b == a)
@@ -512,16 +512,18 @@ static void test_weighted_jumps(void **state)
         }
     }
     static uint64_t obs[K][N];
+    memset(obs, 0, sizeof obs);
     rf_wsample *s = NULL;
     rf_rng g;
-    rng(&g, 22);
+    rng(&g, seed);
     for (int t = 0; t < S; t++) {
         size_t item[K], slots[K], slot;
         rf_wsample_free(s);
         s = rf_wsample_new(K);
         assert_non_null(s);
         for (int i = 0; i < N; i++) {
-            assert_int_equal(rf_wsample_offer(s, &g, w[i], &slot), RF_OK);
+            /* scaled by a power of two, exactly: the law is the same */
+            assert_int_equal(rf_wsample_offer(s, &g, ldexp(w[i], scale), &slot), RF_OK);
             if (slot != RF_RESERVOIR_DISCARD)
                 item[slot] = (size_t)i;
         }
@@ -543,10 +545,96 @@ static void test_weighted_jumps(void **state)
             cells++;
         }
         const double pv = rf_test_chisq_pvalue(x, cells - 1);
-        print_message("# weighted draw %d of 3 (60 items): chi2 = %.1f, df %d, p = %.4f\n",
-                      j + 1, x, cells - 1, pv);
+        print_message("# weighted draw %d of 3 (60 items, weights x 2^%d): chi2 = %.1f, "
+                      "df %d, p = %.4f\n", j + 1, scale, x, cells - 1, pv);
         assert_true(pv > P_MIN);
     }
+}
+
+static void test_weighted_jumps(void **state)
+{
+    (void)state;
+    weighted_jumps_at(0, 22);
+}
+
+/* The same stream with every weight subnormal (x 2^-1064: 0.5 becomes
+ * 2^-1065, and all of them keep their few bits exactly) or huge (x 2^1010,
+ * up to 1.1e305): a key log(u)/w overflowed or lost its bits there. */
+static void test_weighted_jumps_extreme(void **state)
+{
+    (void)state;
+    weighted_jumps_at(-1064, 24);
+    weighted_jumps_at(1010, 25);
+}
+
+/* Ordered pairs (first, second) of k = 2 draws from 3 or 4 weights at the
+ * ends of the double range, against P(a, b) = w_a / W * w_b / (W - w_a),
+ * with W - w_a summed from the others (no cancellation).  A cell of
+ * probability below 1e-12 must stay empty. */
+/* w[x] / the sum of the w[i], i != skip, each scaled by the power of two
+ * that brings the largest of them to [1, 2): exact, and no sum overflows. */
+static double share(const double *w, int n, int skip, int x)
+{
+    double top = 0.0, sum = 0.0;
+    for (int i = 0; i < n; i++)
+        top = i != skip && w[i] > top ? w[i] : top;
+    const int down = -ilogb(top);
+    for (int i = 0; i < n; i++)
+        sum += i == skip ? 0.0 : ldexp(w[i], down);
+    return ldexp(w[x], down) / sum;
+}
+
+static void weighted_pairs_at(const char *name, const double *w, int n, uint64_t seed)
+{
+    enum { S = 20000, NMAX = 4 };
+    uint64_t obs[NMAX * NMAX] = {0};
+    rf_rng g;
+    rng(&g, seed);
+    for (int t = 0; t < S; t++) {
+        size_t out[2], count;
+        assert_int_equal(rf_sample_weighted(&g, w, (size_t)n, 2, out, &count), RF_OK);
+        assert_int_equal(count, 2);
+        obs[out[0] * NMAX + out[1]]++;
+    }
+    double x = 0.0;
+    int cells = 0;
+    for (int a = 0; a < n; a++) {
+        for (int b = 0; b < n; b++) {
+            const double p = a == b ? 0.0 : share(w, n, -1, a) * share(w, n, a, b);
+            const uint64_t o = obs[a * NMAX + b];
+            if (p < 1e-12) {
+                assert_true(o == 0);
+                continue;
+            }
+            const double e = S * p;
+            x += ((double)o - e) * ((double)o - e) / e;
+            cells++;
+        }
+    }
+    const double pv = cells > 1 ? rf_test_chisq_pvalue(x, cells - 1) : 1.0;
+    print_message("# weighted pairs, %s: chi2 = %.1f, df %d, p = %.4f\n", name, x, cells - 1,
+                  pv);
+    assert_true(pv > P_MIN);
+}
+
+static void test_weighted_extreme(void **state)
+{
+    (void)state;
+    const double d = 0x1p-1074; /* the smallest subnormal */
+    const double equal_subnormal[2] = {1e-310, 1e-310};
+    const double subnormal[4] = {1e-310, 1e-310, 3e-310, 2e-310};
+    const double smallest[4] = {d, 2 * d, 3 * d, 4 * d};
+    const double huge[4] = {1e308, 1e308, 5e307, 1.5e308};
+    const double ratios[3] = {1e308, 1e-310, 2e-310};
+    const double with_one[4] = {1e308, 1e-310, 2e-310, 1.0};
+    const double huge_then_tiny[3] = {2 * d, 1e308, d};
+    weighted_pairs_at("two equal subnormal", equal_subnormal, 2, 31);
+    weighted_pairs_at("subnormal", subnormal, 4, 32);
+    weighted_pairs_at("smallest subnormals 1:2:3:4", smallest, 4, 33);
+    weighted_pairs_at("huge", huge, 4, 34);
+    weighted_pairs_at("1e308, 1e-310, 2e-310", ratios, 3, 35);
+    weighted_pairs_at("1e308, 1e-310, 2e-310, 1", with_one, 4, 37);
+    weighted_pairs_at("2^-1073, 1e308, 2^-1074", huge_then_tiny, 3, 36);
 }
 
 static void test_weighted_contract(void **state)
@@ -605,6 +693,8 @@ int main(void)
         cmocka_unit_test(test_reservoir_contract),
         cmocka_unit_test(test_weighted_pairs),
         cmocka_unit_test(test_weighted_jumps),
+        cmocka_unit_test(test_weighted_jumps_extreme),
+        cmocka_unit_test(test_weighted_extreme),
         cmocka_unit_test(test_weighted_contract),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,64 @@
+#!/bin/sh
+# The Python package's tests (tests/python/test_*.py, pytest) as TAP: one
+# "ok" / "not ok" / "ok ... # skip reason" line per test, read from pytest's
+# JUnit XML report.  Debian's /usr/bin/python3 runs them (the first python3
+# on PATH may not see Debian's numpy, cffi and pytest).  The package is built
+# from the plain build only (`make tests` runs `make python`), so for a
+# sanitizer build this prints the plan "1..0 # skip".
+# Usage: check_python.sh BUILD_DIR
+build=${1:-build}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+PYTHON=${PYTHON:-/usr/bin/python3}
+case $build in /*) ;; *) build=$top/$build ;; esac
+if nm "$build/libriffle.a" 2>/dev/null | grep -q '__asan_'; then
+    echo "1..0 # skip the Python package is built and tested with the plain build only"
+    exit 0
+fi
+if ! "$PYTHON" -c 'import pytest, numpy, cffi' 2>/dev/null; then
+    echo "1..0 # skip $PYTHON lacks pytest, numpy or cffi (sh scripts/deps.sh)"
+    exit 0
+fi
+if ! ls "$top"/python/riffle/_riffle.*.so >/dev/null 2>&1; then
+    echo "1..1"
+    echo "not ok 1 - python/riffle/_riffle*.so is not built (make python)"
+    exit 0
+fi
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+cd "$top" || exit 1
+PYTHONPATH="$top/python:$top/tests/python" PYTHONDONTWRITEBYTECODE=1 \
+RIFFLE="$build/riffle" BUILD="$build" \
+    "$PYTHON" -m pytest -q -p no:cacheprovider --junitxml="$tmp/report.xml" tests/python \
+    > "$tmp/log" 2>&1
+status=$?
+"$PYTHON" - "$tmp/report.xml" <<'PY'
+import sys
+import xml.etree.ElementTree as ET
+
+try:
+    cases = list(ET.parse(sys.argv[1]).getroot().iter("testcase"))
+except (OSError, ET.ParseError) as e:
+    print("1..1")
+    print("not ok 1 - pytest wrote no report: %s" % e)
+    sys.exit(0)
+print("1..%d" % len(cases))
+for i, c in enumerate(cases, 1):
+    name = "%s::%s" % (c.get("classname", "").rsplit(".", 1)[-1], c.get("name"))
+    skip = c.find("skipped")
+    bad = c.find("failure") if c.find("failure") is not None else c.find("error")
+    if bad is not None:
+        print("not ok %d - %s" % (i, name))
+        for line in (bad.get("message") or "").splitlines()[:5]:
+            print("#   " + line)
+    elif skip is not None:
+        reason = (skip.get("message") or "skipped").replace("\n", " ")
+        print("ok %d - %s # skip %s" % (i, name, reason))
+    else:
+        print("ok %d - %s" % (i, name))
+PY
+# pytest's own failure (a collection error, say) shows in its log.
+if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
+    sed 's/^/# /' "$tmp/log"
+    exit "$status"
+fi
+exit 0

@@ -1,0 +1,243 @@
+"""riffle.shuffle_file and riffle.split_file: byte-identical to the riffle
+program in memory and external, errors raise and leave nothing behind."""
+import errno
+import os
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import riffle
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """A file of 60,000 lines of varied lengths (about 1.3 MB), the last
+    without its newline, and a CSV with a header."""
+    d = tmp_path_factory.mktemp("data")
+    big = d / "big.txt"
+    big.write_bytes(b"".join(b"line %d %s\n" % (i, b"x" * (i % 23)) for i in range(60000))
+                    + b"last")
+    csv = d / "a.csv"
+    csv.write_bytes(b"id,v\n" + b"".join(b"%d,%d\n" % (i, i * i) for i in range(5000)))
+    return big, csv
+
+
+def listing(d):
+    return sorted(os.listdir(d))
+
+
+@pytest.mark.parametrize("seed", [42, "abc"])
+@pytest.mark.parametrize("memory", [None, "64K", 200_000])
+def test_shuffle_file_equals_riffle(cli, data, tmp_path, seed, memory):
+    big, _ = data
+    out = tmp_path / "out.txt"
+    phases = []
+    riffle.shuffle_file(big, out, seed=seed, memory=memory,
+                        progress=lambda ph, done, total: phases.append(ph))
+    args = ["--seed=%s" % seed, str(big)] + (["--memory=%s" % memory] if memory else [])
+    assert out.read_bytes() == cli(*args)
+    umask = os.umask(0o022)
+    os.umask(umask)
+    assert os.stat(out).st_mode & 0o777 == 0o666 & ~umask
+    if memory:  # external: scatter to bucket files, then shuffle bucket by bucket
+        assert "scatter" in phases
+    assert listing(tmp_path) == ["out.txt"]
+
+
+def test_options_equal_riffle(cli, data, tmp_path):
+    big, csv = data
+    out = tmp_path / "o"
+    riffle.shuffle_file([csv, big], out, seed=7, header=1, count=100, threads=1,
+                        rng="xoshiro256++", memory="1M")
+    assert out.read_bytes() == cli("--seed=7", "--header=1", "-n", 100, "--rng=xoshiro256++",
+                                   str(csv), str(big))
+    z = tmp_path / "z"
+    z.write_bytes(b"a\0b\0c\0d\0e")
+    riffle.shuffle_file(str(z), str(out), seed=1, delimiter=b"\0")
+    assert out.read_bytes() == cli("--seed=1", "-z", str(z))
+
+
+def test_output_may_be_an_input(cli, data, tmp_path):
+    _, csv = data
+    f = tmp_path / "f.csv"
+    f.write_bytes(csv.read_bytes())
+    os.chmod(f, 0o640)
+    riffle.shuffle_file(f, f, seed=5, header=1)
+    assert f.read_bytes() == cli("--seed=5", "--header=1", str(csv))
+    assert os.stat(f).st_mode & 0o777 == 0o640
+
+
+@pytest.mark.parametrize("spec,pattern", [("80%,10%,10%", "train.csv,valid.csv,test.csv"),
+                                          ("3", "part-%02d.csv"),
+                                          ("1000,500,*", "p%d")])
+def test_split_file_equals_riffle(cli, data, tmp_path, spec, pattern):
+    _, csv = data
+    mine, theirs = tmp_path / "mine", tmp_path / "theirs"
+    mine.mkdir()
+    theirs.mkdir()
+    riffle.split_file(csv, str(mine / pattern) if "," not in pattern else
+                      ",".join(str(mine / p) for p in pattern.split(",")),
+                      spec, seed=9, header=1, memory="32K")
+    cwd = os.getcwd()
+    os.chdir(theirs)
+    try:
+        cli("--seed=9", "--header=1", "--split=" + spec, "--output-pattern=" + pattern, str(csv))
+    finally:
+        os.chdir(cwd)
+    assert listing(mine) == listing(theirs) and len(listing(mine)) == 3
+    for name in listing(theirs):
+        assert (mine / name).read_bytes() == (theirs / name).read_bytes()
+
+
+def test_split_file_list_of_outputs_and_bad_plans(data, tmp_path):
+    _, csv = data
+    outs = [tmp_path / "a", tmp_path / "b"]
+    riffle.split_file(csv, outs, "50%,50%", seed=1, header=1)
+    assert all(o.read_bytes().startswith(b"id,v\n") for o in outs)
+    with pytest.raises(ValueError, match="100%"):
+        riffle.split_file(csv, outs, "50%,40%", seed=1)
+    with pytest.raises(ValueError, match="counts"):
+        riffle.split_file(csv, [tmp_path / "c", tmp_path / "d"], "10,10", seed=1, header=1)
+    with pytest.raises(ValueError):
+        riffle.split_file(csv, outs, "3", seed=1)  # 2 names for 3 parts
+    assert listing(tmp_path) == ["a", "b"]
+
+
+def test_missing_input_raises_and_leaves_nothing(tmp_path):
+    out = tmp_path / "out"
+    out.write_bytes(b"old\n")
+    with pytest.raises(OSError) as e:
+        riffle.shuffle_file([tmp_path / "nope"], out, seed=1)
+    assert e.value.errno == errno.ENOENT
+    assert e.value.filename == str(tmp_path / "nope")
+    assert "No such file" in str(e.value)
+    assert out.read_bytes() == b"old\n"
+    assert listing(tmp_path) == ["out"]
+    with pytest.raises(OSError):
+        riffle.split_file(tmp_path / "nope", [tmp_path / "x", tmp_path / "y"], "2", seed=1)
+    assert listing(tmp_path) == ["out"]
+
+
+def test_bad_arguments(data, tmp_path):
+    big, _ = data
+    for kw in [dict(memory="12Q"), dict(memory=0), dict(delimiter=b"ab"), dict(header=-1),
+               dict(memory="0%")]:
+        with pytest.raises(ValueError):
+            riffle.shuffle_file(big, tmp_path / "o", seed=1, **kw)
+    assert listing(tmp_path) == []
+    assert riffle.parse_memory("64M") == 64 << 20 and riffle.parse_memory("2GB") == 2 << 30
+    assert riffle.parse_memory(123) == 123 and riffle.parse_memory("5b") == 5
+    assert riffle.parse_memory("8kB") == 8192 and riffle.parse_memory("1T") == 1 << 40
+    assert 0 < riffle.parse_memory("25%") <= riffle.parse_memory("100%")
+    for bad in ["1.5G", "-1", " 5", "5KiB", "101%", "", "0"]:
+        with pytest.raises(ValueError):
+            riffle.parse_memory(bad)
+
+
+class Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("exc", [Stop, KeyboardInterrupt])
+def test_exception_in_progress_stops_and_cleans_up(data, tmp_path, exc):
+    big, _ = data
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = tmp_path / "out"
+    seen = []
+
+    def progress(phase, done, total):
+        seen.append(phase)
+        if phase == "scatter":  # temporary bucket files exist by now
+            raise exc()
+    with pytest.raises(exc):
+        riffle.shuffle_file(big, out, seed=1, memory="64K", tmpdir=tmpdir, progress=progress)
+    assert "scatter" in seen
+    assert listing(tmp_path) == ["tmp"] and listing(tmpdir) == []
+
+
+def test_full_disk_raises_and_leaves_nothing(data, tmp_path):
+    big, _ = data
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
+                       stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs: " + r.stderr.decode().strip())
+    try:
+        with pytest.raises(OSError) as e:
+            riffle.shuffle_file(big, mnt / "out", seed=1)
+        assert e.value.errno == errno.ENOSPC
+        assert listing(mnt) == []
+        # the temporary bucket files on the full disk: external run
+        with pytest.raises(OSError) as e:
+            riffle.shuffle_file(big, tmp_path / "out2", seed=1, memory="64K", tmpdir=mnt)
+        assert e.value.errno == errno.ENOSPC
+        assert listing(mnt) == [] and "out2" not in listing(tmp_path)
+    finally:
+        subprocess.run(["umount", str(mnt)])
+
+
+def test_sigint_during_a_run_leaves_nothing(data, tmp_path):
+    """A real SIGINT while the run is in its scatter phase: the child reports
+    the phase, then waits on its stdin until the parent has signalled it."""
+    big, _ = data
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = tmp_path / "out"
+    code = (
+        "import sys, riffle\n"
+        "def progress(phase, done, total):\n"
+        "    if phase == 'scatter' and done == 0:\n"
+        "        print('scatter', flush=True)\n"
+        "        sys.stdin.readline()\n"
+        "try:\n"
+        "    riffle.shuffle_file(sys.argv[1], sys.argv[2], seed=1, memory='64K',\n"
+        "                        tmpdir=sys.argv[3], progress=progress)\n"
+        "except KeyboardInterrupt:\n"
+        "    sys.exit(42)\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.join(
+        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+        "python"), env.get("PYTHONPATH")] if p)
+    p = subprocess.Popen([sys.executable, "-c", code, str(big), str(out), str(tmpdir)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    try:
+        assert p.stdout.readline() == b"scatter\n"
+        assert listing(tmpdir) != []  # the run's temporary directory exists
+        p.send_signal(signal.SIGINT)
+        assert p.wait(timeout=120) == 42
+    finally:
+        p.kill()
+        p.wait()
+    assert listing(tmp_path) == ["tmp"] and listing(tmpdir) == []
+
+
+@pytest.mark.parametrize("n", [0, 1, 10, 70_000])
+@pytest.mark.parametrize("seed", [42, "abc"])
+def test_keyed_order_is_the_order_of_riffle_seed(cli, tmp_path, n, seed):
+    """keyed_order(n, S) is the order riffle --seed=S gives n lines (across a
+    2^16-item block boundary too), and for n <= 2^20 that of -i 0-(n-1)."""
+    order = riffle.keyed_order(n, seed)
+    lines = tmp_path / "lines"
+    lines.write_bytes(b"".join(b"%d\n" % i for i in range(n)))
+    assert order.tolist() == [int(v) for v in cli("--seed=%s" % seed, str(lines)).split()]
+    if n:
+        assert order.tolist() == [int(v) for v in
+                                  cli("--seed=%s" % seed, "-i", "0-%d" % (n - 1)).split()]
+    assert sorted(order.tolist()) == list(range(n))
+
+
+def test_keyed_order_puts_an_array_beside_a_shuffled_file(tmp_path):
+    labels = np.arange(5000) * 3
+    src = tmp_path / "text"
+    src.write_bytes(b"".join(b"row %d\n" % i for i in range(5000)))
+    riffle.shuffle_file(src, tmp_path / "out", seed=8, memory="16K", threads=1,
+                        rng="pcg64")
+    rows = [int(l.split()[1]) for l in (tmp_path / "out").read_bytes().splitlines()]
+    assert (labels[riffle.keyed_order(5000, 8, rng="pcg64")] == np.array(rows) * 3).all()
+    assert riffle.keyed_order(5000, 8, threads=1).tolist() == \
+        riffle.keyed_order(5000, 8, threads=2).tolist()
