@@ -285,7 +285,7 @@ EOF
     lines 200000 > "$T/in"
     # tiny rounds and budget: the exchange takes many thousand rounds and spills
     RIFFLE_MPI_ROUND_BYTES=64 mpirun.openmpi -np 2 "$OPENMPI_BIN" --seed=1 --progress \
-        --memory=8K -T "$T/tmp" "$T/in" -o "$T/out/o" 2> "$T/err" &
+        --memory=8K -T "$T/tmp" "$T/in" -o "$T/out/o" > "$T/log" 2> "$T/err" 3>&- &
     local pid=$! i st=0
     # the signal once rank 0 reports the exchange (a bounded wait)
     for ((i = 0; i < 600; i++)); do
