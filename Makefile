@@ -1,5 +1,6 @@
 # riffle -- GNU Make build with GNU conventions.
-#   make            library (static + shared), riffle program, examples
+#   make            library (static + shared), riffle program, examples, and
+#                   riffle-mpi when an MPI compiler (mpicc) is installed
 #   make check      the whole suite: normal build, ASan+UBSan build, -Werror
 #                   builds under gcc and clang, exported-symbol check
 #   make bench      benchmarks (ratios against baselines, one run)
@@ -57,6 +58,7 @@ AUDIT_TEST_SRCS := $(sort $(wildcard tests/audit/test_*.c))
 TEST_HELPERS := $(sort $(wildcard tests/lib/*.c))
 AUDIT_SRCS := $(sort $(wildcard audit/*.c))
 EX_SRCS   := $(sort $(wildcard examples/*.c))
+MPI_SRCS  := $(sort $(wildcard mpi/*.c))
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS  := $(CLI_SRCS:%.c=$(BUILD)/%.o)
@@ -65,13 +67,28 @@ AUDIT_OBJS := $(AUDIT_SRCS:%.c=$(BUILD)/%.o)
 TESTS     := $(TEST_SRCS:%.c=$(BUILD)/%) $(AUDIT_TEST_SRCS:%.c=$(BUILD)/%)
 EXAMPLES  := $(EX_SRCS:%.c=$(BUILD)/%)
 
+# riffle-mpi: built by `make` when an MPI compiler wrapper is found (Open
+# MPI's by default; MPICC=mpicc.mpich for MPICH), always by `make check`.
+# MPICH_CC, when found, builds a second binary $(BUILD)/mpich/riffle-mpi
+# for the same tests.
+MPICC     ?= $(firstword $(shell command -v mpicc.openmpi mpicc 2>/dev/null))
+MPICH_CC  ?= $(shell command -v mpicc.mpich 2>/dev/null)
+RIFFLE_MPI := $(BUILD)/riffle-mpi
+RIFFLE_MPICH := $(BUILD)/mpich/riffle-mpi
+MPI_OBJS  := $(MPI_SRCS:%.c=$(BUILD)/%.o)
+MPICH_OBJS := $(MPI_SRCS:%.c=$(BUILD)/mpich/%.o)
+# Not in the sanitizer build: the MPI libraries' own allocations would drown
+# its reports, and the tests run riffle-mpi from the plain build only.
+MPI_PROGRAMS := $(if $(filter 1,$(SANITIZE)),,$(if $(MPI_SRCS),$(if $(MPICC),$(RIFFLE_MPI)) \
+                $(if $(MPICH_CC),$(RIFFLE_MPICH))))
+
 STATIC := $(BUILD)/libriffle.a
 AUDIT_LIB := $(BUILD)/libriffle_audit.a
 SHARED := $(BUILD)/libriffle.so.$(VERSION)
 RIFFLE := $(BUILD)/riffle
 
 .PHONY: all lib check test bench install uninstall clean deps demo tests fuzz-long python \
-        install-python
+        install-python mpi
 
 # The Python package is built and tested with Debian's interpreter: the first
 # python3 on PATH may be another build that cannot see Debian's python3-cffi
@@ -86,7 +103,7 @@ PY_EXT     := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config
 PY_MODULE  := $(BUILD)/python/riffle/_riffle$(PY_EXT)
 PY_SRCS    := python/build_ffi.py python/riffle/_glue.c
 PROGRAMS := $(if $(CLI_SRCS),$(RIFFLE) $(BUILD)/shuf)
-all: lib $(PROGRAMS) $(EXAMPLES) $(BUILD)/riffle.pc
+all: lib $(PROGRAMS) $(EXAMPLES) $(BUILD)/riffle.pc $(MPI_PROGRAMS)
 
 lib: $(STATIC) $(SHARED)
 
@@ -109,6 +126,26 @@ $(BUILD)/audit/%.o: audit/%.c $(wildcard include/*.h audit/*.h)
 $(BUILD)/examples/%.o: examples/%.c include/riffle.h
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+# The MPI wrappers add their include and library directories to the flags.
+$(BUILD)/mpi/%.o: mpi/%.c $(wildcard include/*.h mpi/*.h)
+	@mkdir -p $(@D)
+	$(MPICC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/mpich/mpi/%.o: mpi/%.c $(wildcard include/*.h mpi/*.h)
+	@mkdir -p $(@D)
+	$(MPICH_CC) $(ALL_CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(RIFFLE_MPI): $(MPI_OBJS) $(STATIC)
+	$(MPICC) $(LDFLAGS) -o $@ $(MPI_OBJS) $(STATIC) $(LIB_DEPS)
+
+$(RIFFLE_MPICH): $(MPICH_OBJS) $(STATIC)
+	$(MPICH_CC) $(LDFLAGS) -o $@ $(MPICH_OBJS) $(STATIC) $(LIB_DEPS)
+
+# riffle-mpi whatever was found: an error without an MPI compiler.
+mpi: $(if $(MPICC),$(MPI_PROGRAMS),no-mpicc)
+no-mpicc:
+	@echo "riffle-mpi needs an MPI compiler wrapper (mpicc): make deps, or MPICC=..." >&2; exit 1
 
 $(STATIC): $(LIB_OBJS)
 	@rm -f $@
@@ -173,7 +210,7 @@ python: $(PY_MODULE)
 
 # The whole suite, ending in one line "N passed, N failed, N skipped".
 check:
-	$(MAKE) tests
+	$(MAKE) tests mpi
 	$(MAKE) BUILD=build-asan SANITIZE=1 tests
 	tests/run.sh build build-asan
 
@@ -207,6 +244,8 @@ install: all
 	$(INSTALL) -m 644 include/riffle*.h $(DESTDIR)$(INCLUDEDIR)/
 	$(PC_SUBST) riffle.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/riffle.pc
 	if [ -f docs/riffle.1 ]; then $(INSTALL) -m 644 docs/riffle.1 $(DESTDIR)$(MANDIR)/man1/riffle.1; fi
+	if [ -x $(RIFFLE_MPI) ]; then $(INSTALL) -m 755 $(RIFFLE_MPI) $(DESTDIR)$(BINDIR)/riffle-mpi; \
+	    $(INSTALL) -m 644 docs/riffle-mpi.1 $(DESTDIR)$(MANDIR)/man1/riffle-mpi.1; fi
 	$(if $(CLI_SRCS),$(install_shuf_links))
 	@if $(PYTHON) -c 'import cffi, numpy' 2>/dev/null; then \
 	    $(MAKE) --no-print-directory install-python; \
@@ -241,7 +280,8 @@ endef
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/riffle $(DESTDIR)$(LIBDIR)/libriffle.a \
 	    $(DESTDIR)$(LIBDIR)/libriffle.so* $(DESTDIR)$(PKGCONFIGDIR)/riffle.pc \
-	    $(DESTDIR)$(MANDIR)/man1/riffle.1 $(DESTDIR)$(SHUF_DIR)/shuf
+	    $(DESTDIR)$(MANDIR)/man1/riffle.1 $(DESTDIR)$(SHUF_DIR)/shuf \
+	    $(DESTDIR)$(BINDIR)/riffle-mpi $(DESTDIR)$(MANDIR)/man1/riffle-mpi.1
 	if [ "$$(readlink $(DESTDIR)$(BINDIR)/shuf)" = riffle ]; then rm -f $(DESTDIR)$(BINDIR)/shuf; fi
 	rmdir $(DESTDIR)$(SHUF_DIR) 2>/dev/null || true
 	cd $(DESTDIR)$(INCLUDEDIR) && rm -f riffle*.h

@@ -21,6 +21,8 @@ extern const struct cli_options cli_perm_options;    /* cmd_perm.c */
 extern const struct cli_options cli_rank_options;    /* cmd_rank.c */
 extern const struct cli_options cli_unrank_options;  /* cmd_rank.c */
 extern const struct cli_options cli_sample_options;  /* cmd_sample.c */
+extern const struct cli_options cli_scatter_options; /* cmd_scatter.c */
+extern const struct cli_options cli_gather_options;  /* cmd_gather.c */
 extern const struct cli_options cli_riffle_options;  /* shuf_options.c: riffle's shuffle */
 extern const struct cli_options cli_shuf_options;    /* shuf_options.c: as `shuf` */
 

@@ -18,5 +18,7 @@ cli_command_fn cmd_perm;   /* cmd_perm.c */
 cli_command_fn cmd_rank;   /* cmd_rank.c */
 cli_command_fn cmd_unrank; /* cmd_rank.c */
 cli_command_fn cmd_audit;  /* cmd_audit.c */
+cli_command_fn cmd_scatter; /* cmd_scatter.c */
+cli_command_fn cmd_gather;  /* cmd_gather.c */
 
 #endif /* RIFFLE_COMMANDS_H */

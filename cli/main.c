@@ -31,6 +31,8 @@ static const struct subcommand subcommands[] = {
     {"rank", cmd_rank, "print the lexicographic rank of a permutation"},
     {"unrank", cmd_unrank, "print the permutation of a lexicographic rank"},
     {"audit", cmd_audit, "measure how fair a shuffler is"},
+    {"scatter", cmd_scatter, "cut a shuffle into tasks: count, then scatter a part"},
+    {"gather", cmd_gather, "write one task's share of a scattered shuffle"},
 };
 
 static char *base_name(char *path)

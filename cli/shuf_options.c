@@ -143,7 +143,7 @@ static int print_help(int shuf_mode)
     "  -z, --zero-terminated     line delimiter is NUL, not newline\n",
              prog, shuf_mode ? "" : "...",
              shuf_mode ? "" : "  or:  riffle COMMAND [OPTION]...   COMMAND: deal, sample, perm, rank,\n"
-                               "        unrank, audit (riffle COMMAND --help)\n");
+                               "        unrank, audit, scatter, gather (riffle COMMAND --help)\n");
     size_t len = strlen(buf);
     snprintf(buf + len, sizeof buf - len, "%s%s", usage_tail, shuf_mode ? "" : usage_riffle);
     return cli_print_stdout(buf);
@@ -227,8 +227,7 @@ static int on_count(struct shuf_opts *o, const char *arg, const char *name)
     return CLI_CONTINUE;
 }
 
-/* --memory=SIZE: rf_engine_memory_parse, the rule of every front end. */
-static int parse_memory(const char *arg, uint64_t *v)
+int cli_parse_memory(const char *cmd, const char *arg, uint64_t *v)
 {
     const rf_status st = rf_engine_memory_parse(arg, v);
     if (st == RF_ERANGE) {
@@ -236,16 +235,16 @@ static int parse_memory(const char *arg, uint64_t *v)
         return CLI_FAIL;
     }
     if (st != RF_OK)
-        return cli_usage(NULL, "invalid memory size %s", cli_quote(arg));
+        return cli_usage(cmd, "invalid memory size %s", cli_quote(arg));
     return CLI_CONTINUE;
 }
 
-static int parse_threads(const char *arg, unsigned *v)
+int cli_parse_threads(const char *cmd, const char *arg, unsigned *v)
 {
     uint64_t n;
     int over;
     if (cli_parse_u64(arg, &n, &over) != 0 || n > MAX_THREADS)
-        return cli_usage(NULL, "invalid thread count %s", cli_quote(arg));
+        return cli_usage(cmd, "invalid thread count %s", cli_quote(arg));
     *v = (unsigned)n;
     return CLI_CONTINUE;
 }
@@ -256,9 +255,9 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
     case 'T':
         return cli_set_once(&o->tmpdir, arg, "temporary directories");
     case OPT_MEMORY:
-        return parse_memory(arg, &o->memory);
+        return cli_parse_memory(NULL, arg, &o->memory);
     case OPT_THREADS:
-        return parse_threads(arg, &o->threads);
+        return cli_parse_threads(NULL, arg, &o->threads);
     case OPT_PROGRESS:
         o->progress = PROGRESS_FORCED;
         return CLI_CONTINUE;
@@ -319,9 +318,7 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     }
 }
 
-/* -T DIR is checked at once, so that a typo fails before a long run rather
- * than when the first temporary file is made. */
-static int check_tmpdir(const char *dir)
+int cli_check_tmpdir(const char *dir)
 {
     struct stat st;
     int e = 0;
@@ -367,7 +364,7 @@ static int check_riffle(struct shuf_opts *o)
         const long cores = sysconf(_SC_NPROCESSORS_ONLN);
         o->threads = cores > 0 ? (unsigned)(cores < MAX_THREADS ? cores : MAX_THREADS) : 1;
     }
-    if (o->tmpdir && check_tmpdir(o->tmpdir) != CLI_CONTINUE)
+    if (o->tmpdir && cli_check_tmpdir(o->tmpdir) != CLI_CONTINUE)
         return CLI_FAIL;
     return check_split(o);
 }

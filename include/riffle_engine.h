@@ -388,6 +388,191 @@ RF_API RF_NODISCARD rf_status rf_engine_shuffle(const rf_engine_options *o,
                                                 const rf_engine_sink *sink,
                                                 rf_engine_error *err);
 
+/* ------------------------------------------------------------------------ */
+/* Distributed runs                                                         */
+/* ------------------------------------------------------------------------ */
+
+/* One run cut into P parts (processes, machines, scheduler tasks) whose
+ * outputs, concatenated in owner order, are byte for byte the output of
+ * rf_engine_shuffle with the same options -- on any P.  docs/distributed.md
+ * gives the reasoning; in short, the keyed order needs no communication to
+ * key a record (k_i depends on its global number i alone) and owners take
+ * ranges of the key space, so owner order is key order and equal keys never
+ * meet in two owners.
+ *
+ * The steps, for parts r = 0 .. P-1 and owners d = 0 .. Q-1:
+ *   1. every part counts its records (rf_engine_part_count); the exclusive
+ *      scan of the counts gives each part its first record number;
+ *   2. every part scatters its records as packets to their owners
+ *      (rf_engine_scatter_*), in rounds of bounded size;
+ *   3. every owner gathers the packets of every part (rf_engine_gather_*)
+ *      and writes its records in order; one front end writes the header
+ *      (rf_engine_header) before owner 0's records.
+ *
+ * The part cut.  The records after the header form a stream of B bytes
+ * (every input's unterminated last record counted with the delimiter it is
+ * given).  Part r of P is cut at c_r = floor(B * r / P): it holds the records
+ * whose first byte lies in [c_r, c_(r+1)), a contiguous run of records.  A
+ * record longer than B / P leaves the parts after its own empty; a part may
+ * hold no record.  Every part reads the header records to know where B
+ * starts, and the bytes of its own run (and the record it starts inside of,
+ * to find its first boundary).
+ *
+ * Inputs.  As for rf_engine_shuffle, but each part reads only what it needs:
+ * regular files (paths or descriptors, from the descriptor's current offset,
+ * which is not moved) are mapped and read in place; any other descriptor (a
+ * pipe) is read whole into memory by every call that opens the inputs.  The
+ * same descriptor given twice is read once.  A regular input that changes
+ * while it is used fails the call (RF_EIO, RF_ENGINE_OP_CHANGED) when that is
+ * seen: at the end of rf_engine_part_count and of the scatter.
+ *
+ * The wire format (version 1).  What rf_engine_scatter_next gives an owner
+ * is zero or more frames; all integers little-endian:
+ *   frame:  "RFPK" | u32 version = 1 | u32 part | u32 parts | u32 owner |
+ *           u32 owners | u64 records | u64 payload bytes | payload
+ *   payload: records entries, each
+ *           u64 key | u64 record number (global, from 0 after the header) |
+ *           u64 length | the record's bytes (length of them, delimiter
+ *           included: an unterminated last record has its delimiter added)
+ * So packets can travel through files or messages between machines of any
+ * byte order.  A reader refuses another magic or version (RF_EINVAL).
+ *
+ * The options of the three steps must be equal in rng, key, delim and header
+ * (the gather uses rng and key for ties, and memory, tmpdir, threads and the
+ * temp callback for itself).  o->count is ignored by all of them: the front
+ * end gives a count to rf_engine_gather_write, and for the whole run's first
+ * K records sums rf_engine_gather_records over owners in order.  No progress
+ * is reported (o->progress is not called): a front end counts rounds,
+ * packets and records itself.  Every call is on the calling thread but the
+ * gather's sort, which uses o->threads. */
+
+/* Part `part` of `parts` (1 <= parts, part < parts): its record count and
+ * its bytes (each record with its delimiter, an unterminated last record
+ * counting the delimiter it is given; bytes may be NULL).  The first record
+ * number of part r is the sum of the counts of parts 0 .. r-1.  Reads the
+ * header records and the part's bytes.  Returns RF_OK, or (with *err filled
+ * when err is not NULL) RF_EIO (an input failed, or changed), RF_ENOMEM,
+ * RF_EINVAL (bad arguments, as rf_engine_shuffle's, or part >= parts). */
+RF_API RF_NODISCARD rf_status rf_engine_part_count(const rf_engine_options *o,
+                                                   const rf_engine_input *in, size_t n,
+                                                   unsigned part, unsigned parts,
+                                                   uint64_t *records, uint64_t *bytes,
+                                                   rf_engine_error *err);
+
+/* The o->header records' bytes, delimiters included (fewer records if the
+ * inputs have fewer; *len 0 and *bytes NULL when there are none), in a
+ * malloc'ed buffer to free().  Returns as rf_engine_part_count. */
+RF_API RF_NODISCARD rf_status rf_engine_header(const rf_engine_options *o,
+                                               const rf_engine_input *in, size_t n,
+                                               void **bytes, size_t *len, rf_engine_error *err);
+
+/* The owner of a key among `owners` (>= 1): floor(key * owners / 2^64).  A
+ * range partition of the keys: a smaller key never has a larger owner. */
+RF_API unsigned rf_engine_owner(uint64_t key, unsigned owners);
+
+/* Scatter: the records of one part, keyed as record numbers first, first+1,
+ * ... (first = the records of the parts before it), packed as frames for
+ * their owners.  Files are opened and mapped by rf_engine_scatter_open;
+ * inputs given as bytes must stay valid and unchanged until
+ * rf_engine_scatter_close.  The options are not kept. */
+typedef struct rf_engine_scatter rf_engine_scatter;
+
+/* Open part `part` of `parts` for `owners` owners (1 <= owners; parts and
+ * part as in rf_engine_part_count).  Returns RF_OK with *s set, or as
+ * rf_engine_part_count (RF_ECRYPTO if libsodium cannot start). */
+RF_API RF_NODISCARD rf_status rf_engine_scatter_open(rf_engine_scatter **s,
+                                                     const rf_engine_options *o,
+                                                     const rf_engine_input *in, size_t n,
+                                                     unsigned part, unsigned parts,
+                                                     uint64_t first, unsigned owners,
+                                                     rf_engine_error *err);
+
+/* The next round: for each owner d, out[d] and len[d] (arrays of `owners`
+ * entries of the caller's) are its packets -- one frame, or nothing (len 0)
+ * when no record of the round is its.  A round takes records in order until
+ * the next one's entry would take its owner's frame past `room` bytes; a
+ * record too large for room goes whole (records are never cut), as the only
+ * entry of its owner's frame in that round, which is then larger than room.
+ * The packets stay valid until the next call or rf_engine_scatter_close.
+ * *done is set to 1 when the part has no record left after this round (an
+ * empty part: at the first call); later calls give empty rounds.  Each owner
+ * must receive its rounds in order; different owners' rounds are independent.
+ * Returns RF_OK, or as rf_engine_part_count (RF_ECRYPTO; RF_EIO at the end if
+ * an input changed). */
+RF_API RF_NODISCARD rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room,
+                                                     const void **out, size_t *len, int *done,
+                                                     rf_engine_error *err);
+
+/* Records of the part handed out so far, and in all (known from the open). */
+RF_API uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *total);
+
+/* Unmap and free everything; s may be NULL. */
+RF_API void rf_engine_scatter_close(rf_engine_scatter *s);
+
+/* Gather: one owner's packets from every part, put in the keyed order and
+ * written.  Packets are held in memory up to about o->memory (their bytes
+ * plus 32 per record); beyond it, everything held is spilled to bucket files
+ * (ranges of this owner's keys) in a fresh directory riffle-XXXXXX under
+ * o->tmpdir ($TMPDIR, /tmp), announced through o->temp exactly as
+ * rf_engine_shuffle announces its files.  At the first rf_engine_gather_bytes
+ * or _write the buckets are ordered one at a time (one still larger than the
+ * budget is split again by its keys).  Every temporary file is removed by
+ * rf_engine_gather_close, and on a failure as soon as it happens.  The order
+ * inside an owner: by key, ties by rf_keyed_sort's rule with the record
+ * numbers as input order -- the packets' order, since parts hold increasing
+ * runs of record numbers. */
+typedef struct rf_engine_gather rf_engine_gather;
+
+/* Open an owner's gather for packets from `parts` parts (>= 1).  The owner
+ * is learnt from the packets.  o->tmpdir and o->temp_ctx are kept: they must
+ * stay valid until rf_engine_gather_close.  Returns RF_OK with *g set,
+ * RF_EINVAL, RF_ENOMEM, RF_ECRYPTO. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_open(rf_engine_gather **g,
+                                                    const rf_engine_options *o, unsigned parts,
+                                                    rf_engine_error *err);
+
+/* Add packets[0..len) from part from_part: whole frames (any number, len 0
+ * included), each part's in the order its scatter made them; parts may come
+ * in any interleaving.  The bytes are copied.  Returns RF_OK; RF_EINVAL for
+ * packets that are not whole version-1 frames from that part for this
+ * gather's parts and owner (another owner's, a key outside the owner's
+ * range, record numbers not increasing), or after the first _bytes or
+ * _write; RF_ENOMEM; RF_EIO when a spill fails (temporary directory or
+ * file).  After a failure the gather can only be closed. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part,
+                                                   const void *packets, size_t len,
+                                                   rf_engine_error *err);
+
+/* The owner the packets were for, and of how many: 1 with *owner and
+ * *owners set once a frame was added, else 0.  (A front end that knows
+ * which owner it is checks it.) */
+RF_API int rf_engine_gather_owner(const rf_engine_gather *g, unsigned *owner, unsigned *owners);
+
+/* Records added so far (after the last add: the owner's records). */
+RF_API uint64_t rf_engine_gather_records(const rf_engine_gather *g);
+
+/* *bytes = the bytes of the first k records of this owner's order (k larger
+ * than the records: all of them), what rf_engine_gather_write(g, k, ...)
+ * writes -- for the offsets of a count or of split parts before anything is
+ * written.  Ends the adding.  Returns RF_OK, or as rf_engine_gather_write. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_bytes(rf_engine_gather *g, uint64_t k,
+                                                     uint64_t *bytes, rf_engine_error *err);
+
+/* Write the first `count` records (RF_ENGINE_ALL: all) of this owner's order
+ * to sink: begin(ctx, "", 0, records) -- an empty header: the front end
+ * writes it, once, before owner 0's records -- then the records as
+ * rf_engine_shuffle gives them.  Ends the adding; may be called again (the
+ * same records again).  Returns RF_OK, or RF_EIO (the sink, a temporary
+ * file), RF_ENOMEM, RF_ECRYPTO, RF_EINVAL (a sink with NULL callbacks, a
+ * gather that failed, parts whose record numbers overlap); the sink then
+ * has part of the output, to discard. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_write(rf_engine_gather *g, uint64_t count,
+                                                     const rf_engine_sink *sink,
+                                                     rf_engine_error *err);
+
+/* Remove every temporary file and free everything; g may be NULL. */
+RF_API void rf_engine_gather_close(rf_engine_gather *g);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,7 +11,8 @@
 #      tests/lib headers and audit/ headers;
 #   5. examples/ and fuzz/ include public headers only, but for the one
 #      header the program exports to its command-line fuzzer, cli_options.h;
-#   6. bench/ includes public headers and its own; include/ only public ones;
+#   6. bench/ and mpi/ include public headers and their own; include/ only
+#      public ones;
 #   7. no file includes a .c file;
 #   8. file names are unique across the tree (README.md, Makefile and the
 #      like excepted).
@@ -54,7 +55,7 @@ BEGIN {
     desc[3] = "cli/ includes only public headers, audit/ headers and its own"
     desc[4] = "tests/ include only public headers, src internals as \"layer/name.h\", tests/lib and audit/ headers"
     desc[5] = "examples/ and fuzz/ include only public headers (fuzz/: and cli_options.h)"
-    desc[6] = "bench/ includes only public headers and its own; include/ only public headers"
+    desc[6] = "bench/ and mpi/ include only public headers and their own; include/ only public headers"
     desc[7] = "no file includes a .c file"
     desc[8] = "file names are unique across the tree"
 }
@@ -117,6 +118,8 @@ function dirof(f) { sub(/\/[^\/]*$/, "", f); return f }
         if (!public(name) && !(file ~ /^fuzz\// && name == "cli_options.h")) bad(5, where)
     } else if (file ~ /^bench\//) {
         if (!(public(name) || (plain(name) && exists["bench/" name]))) bad(6, where)
+    } else if (file ~ /^mpi\//) {
+        if (!(public(name) || (plain(name) && exists["mpi/" name]))) bad(6, where)
     } else if (file ~ /^include\//) {
         if (!public(name)) bad(6, where)
     }

@@ -1,0 +1,123 @@
+#!/bin/sh
+# bench_mpi.sh -- riffle-mpi on P = 1, 2, 4 ranks against single-process
+# riffle, in one run, on the data of bench_cli.sh (bench_lib.sh's generator).
+#
+# Usage: bench/bench_mpi.sh [BUILD_DIR]        (default: build)
+#   SIZE=BYTES  the strong-scaling file (default 1000000000, bench_cli.sh's
+#               1 GB file; a smaller one for a quick run)
+#   WEAK=MIB    the weak-scaling share per rank (default 256): files of
+#               P x WEAK MiB on P ranks
+#   PS="1 2 4"  the rank counts
+#   KEEP=1      keep the generated files in $TMPDIR (default /tmp)
+#
+# Every command writes its output to a file in $TMPDIR (riffle-mpi needs a
+# file its ranks can share), and riffle-mpi's output is compared with
+# riffle's: the same bytes, or the benchmark stops.  Per case: wall time,
+# CPU time (user + system of every process), throughput (input MB / wall),
+# and from riffle-mpi's --stats the largest peak RSS and bytes sent of any
+# rank and rank 0's time per phase.  Ranks beyond the machine's cores share
+# them: say so when reading the figures.  A benchmark, not a test.
+set -eu
+build=${1:-build}
+riffle=$build/riffle
+rmpi=$build/riffle-mpi
+tmp=${TMPDIR:-/tmp}
+size=${SIZE:-1000000000}
+weak=${WEAK:-256}
+ps=${PS:-1 2 4}
+[ -x "$riffle" ] || { echo "bench_mpi: $riffle: not built (run make)" >&2; exit 1; }
+[ -x "$rmpi" ] || { echo "bench_mpi: $rmpi: not built (make mpi)" >&2; exit 1; }
+. "$(dirname "$0")/bench_lib.sh"
+bench_require bench_mpi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl=self,vader
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+cores=$(nproc)
+out=$tmp/riffle-bench-mpi.out
+want=$tmp/riffle-bench-mpi.want
+
+# timed FILE COMMAND...: sets wall, cpu (user + sys, children included),
+# rss (KiB of the largest process /usr/bin/time saw); stderr in $tmp/...err
+timed() {
+    f=$1
+    shift
+    /usr/bin/time -f '%e %U %S %M' -o "$tmp/riffle-bench-mpi.time" "$@" \
+        2> "$tmp/riffle-bench-mpi.err"
+    read -r wall u s rss < "$tmp/riffle-bench-mpi.time"
+    cpu=$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.1f", u + s }')
+    bytes=$(wc -c < "$f")
+    mbs=$(awk -v b="$bytes" -v t="$wall" 'BEGIN { printf "%.0f", (t > 0) ? b / 1e6 / t : 0 }')
+}
+
+# the stats of the last riffle-mpi run: the largest peak RSS (MiB) and bytes
+# sent (MB) of any rank, and rank 0's phases (count exchange sizes write commit)
+stats() {
+    awk '/^riffle-mpi: stats: [0-9]/ {
+            if ($13 > rss) rss = $13; if ($9 > sent) sent = $9
+            if ($3 == 0) ph = sprintf("%.2f / %.2f / %.2f / %.2f / %.2f", $4, $5, $6, $7, $8) }
+         END { printf "%.0f|%.0f|%s\n", rss, sent, ph }' "$tmp/riffle-bench-mpi.err"
+}
+
+header() {
+    echo
+    echo "| case | P | threads per rank | wall s | CPU s | MB/s | peak RSS per rank MiB (target) | sent per rank MB | rank 0: count / exchange / sizes / write / commit s | wall vs riffle |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+}
+
+# riffle_row CASE FILE: single-process riffle, all cores; its output kept
+riffle_row() {
+    timed "$2" "$riffle" --seed=1 "$2" -o "$want"
+    base=$wall
+    printf '| %s | riffle | %s | %s | %s | %s | %.0f | - | - | 1.00x |\n' "$1" "$cores" "$wall" \
+        "$cpu" "$mbs" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
+}
+
+# mpi_row CASE FILE P: riffle-mpi on P ranks (the cores shared among them)
+mpi_row() {
+    p=$3
+    th=$((cores / p))
+    [ "$th" -ge 1 ] || th=1
+    timed "$2" mpirun.openmpi -np "$p" "$rmpi" --seed=1 --threads="$th" --stats "$2" -o "$out"
+    cmp -s "$want" "$out" || { echo "bench_mpi: P=$p: not riffle's bytes" >&2; exit 1; }
+    st=$(stats)
+    target=$(awk -v b="$bytes" -v p="$p" 'BEGIN { printf "%.0f", b / p * 1.5 / 1048576 + 64 }')
+    printf '| %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %sx |\n' "$1" "$p" "$th" "$wall" \
+        "$cpu" "$mbs" "${st%%|*}" "$target" "$(echo "$st" | cut -d'|' -f2)" \
+        "$(echo "$st" | cut -d'|' -f3)" "$(awk -v t="$wall" -v b="$base" 'BEGIN { printf "%.2f", t / b }')"
+}
+
+echo "## riffle-mpi benchmark"
+echo
+bench_machine
+echo "tools: $("$rmpi" --version | head -n 1); $(mpirun.openmpi --version 2>&1 | head -n 1)"
+echo "command: SIZE=$size WEAK=$weak PS=\"$ps\" bench/bench_mpi.sh $build"
+
+# One generated file, large enough for both: the strong file is its first
+# SIZE bytes (bench_gen's output for SIZE), the weak files its first P x WEAK MiB.
+maxp=$(for p in $ps; do echo "$p"; done | sort -n | tail -n 1)
+gen=$((maxp * weak * 1048576))
+[ "$gen" -ge "$size" ] || gen=$size
+src=$tmp/riffle-bench-mpi-src-$gen.txt
+bench_gen "$gen" "$src"
+big=$tmp/riffle-bench-mpi-$size.txt
+head -c "$size" "$src" > "$big"
+echo
+echo "### Strong scaling: one file of $(awk -v b="$(wc -c < "$big")" 'BEGIN { printf "%.0f MB", b / 1e6 }')"
+header
+riffle_row strong "$big"
+for p in $ps; do mpi_row strong "$big" "$p"; done
+
+echo
+echo "### Weak scaling: $weak MiB per rank"
+header
+for p in $ps; do
+    f=$tmp/riffle-bench-mpi-weak-$p.txt
+    head -c $((p * weak * 1048576)) "$src" > "$f"
+    riffle_row "weak $p x $weak MiB" "$f"
+    mpi_row "weak $p x $weak MiB" "$f" "$p"
+    [ "${KEEP:-0}" = 1 ] || rm -f "$f"
+done
+echo
+echo "load average after: $(bench_load)"
+rm -f "$out" "$want" "$tmp/riffle-bench-mpi.time" "$tmp/riffle-bench-mpi.err"
+[ "${KEEP:-0}" = 1 ] || rm -f "$big" "$src"

@@ -1,0 +1,374 @@
+/*
+ * cmd_scatter.c -- `riffle scatter`: steps 1 and 2 of the file transport
+ * (dist.h, docs/distributed.md) for schedulers that run one binary per task.
+ *
+ *   riffle scatter --count --task=I --tasks=P --dir=D FILE...
+ *       writes D/count.I: the record count of part I (rf_engine_part_count);
+ *   riffle scatter --task=I --tasks=P --dir=D --seed=S FILE...
+ *       reads D/count.0 .. D/count.(I-1) for its first record number, and
+ *       writes D/I.to.J for every task J (rf_engine_scatter), and task 0
+ *       D/header.
+ *
+ * Every file is written atomically; on any error every file this run made is
+ * removed again, and those of an earlier run stay as they were.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "cleanup.h"
+#include "cli_options.h"
+#include "commands.h"
+#include "dist.h"
+
+enum { OPT_COUNT = CLI_OPT_FIRST_FREE, OPT_TASK, OPT_TASKS, OPT_DIR, OPT_HEADER, OPT_HELP };
+
+struct scatter_opts {
+    struct dist_opts d;
+    int count;
+    uint64_t header;
+    unsigned char delim;
+    char **files;
+    int n_files;
+};
+
+static const struct option scatter_longopts[] = {
+    {"count", no_argument, NULL, OPT_COUNT},
+    {"task", required_argument, NULL, OPT_TASK},
+    {"tasks", required_argument, NULL, OPT_TASKS},
+    {"dir", required_argument, NULL, OPT_DIR},
+    {"header", required_argument, NULL, OPT_HEADER},
+    {"zero-terminated", no_argument, NULL, 'z'},
+    {"seed", required_argument, NULL, CLI_OPT_SEED},
+    {"rng", required_argument, NULL, CLI_OPT_RNG},
+    {"random-source", required_argument, NULL, CLI_OPT_RANDOM_SOURCE},
+    {"help", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+const struct cli_options cli_scatter_options = {"scatter", 0, "z", scatter_longopts};
+
+static int scatter_help(void)
+{
+    return cli_print_stdout(
+        "Usage: riffle scatter --count --task=I --tasks=P --dir=D [OPTION]... [FILE]...\n"
+        "  or:  riffle scatter --task=I --tasks=P --dir=D --seed=S [OPTION]... [FILE]...\n"
+        "Shuffle FILEs as P tasks that share the directory D (a scheduler's array job,\n"
+        "one task per process or machine); `riffle gather` finishes the run.  The\n"
+        "outputs of `riffle gather --task=0` .. `--task=P-1`, concatenated in order,\n"
+        "are exactly the output of `riffle --seed=S FILE...`.\n"
+        "\n"
+        "Step 1, every task: `--count` writes D/count.I, the number of records of\n"
+        "  part I (the records whose first byte lies in the I-th P-th of the input).\n"
+        "Step 2, every task, once every count exists: writes D/I.to.J, the records of\n"
+        "  part I for task J, for every J; task 0 also writes D/header.\n"
+        "Step 3: `riffle gather --task=J` (see `riffle gather --help`).\n"
+        "Every file is replaced atomically: a retried task writes the same bytes.\n"
+        "\n"
+        "      --count              step 1: count the part's records\n"
+        "      --task=I             this task's number, 0 <= I < P\n"
+        "      --tasks=P            the number of tasks (at most 4000)\n"
+        "      --dir=D              the directory every task shares\n"
+        "      --header=K           the first K lines are a header, kept first\n"
+        "  -z, --zero-terminated    records end with NUL, not newline\n"
+        "      --seed=S             the key, as riffle's --seed (required in step 2)\n"
+        "      --random-source=FILE the key: the first 32 bytes of FILE\n"
+        "      --rng=NAME           chacha20 (default), xoshiro256++ or pcg64\n"
+        "      --help               display this help and exit\n"
+        "\n"
+        "Every scatter (both steps, every task) must be given the same FILEs, -z and\n"
+        "--header, and the scatters and gathers the same --seed or --random-source and\n"
+        "--rng.  With no FILE, or when FILE is -, read standard input (whole, in\n"
+        "every task).\n");
+}
+
+static int on_scatter_option(struct scatter_opts *o, int c, const char *arg)
+{
+    const int r = cli_rng_option(&o->d.rng, c, arg, CLI_ONCE);
+    if (r != CLI_NOT_RNG)
+        return r;
+    int over;
+    switch (c) {
+    case OPT_COUNT:
+        o->count = 1;
+        return CLI_CONTINUE;
+    case OPT_TASK:
+    case OPT_TASKS:
+        return dist_parse_task(&o->d, c == OPT_TASKS, arg);
+    case OPT_DIR:
+        o->d.dir = arg;
+        return CLI_CONTINUE;
+    case OPT_HEADER:
+        if (cli_parse_u64(arg, &o->header, &over) != 0)
+            return cli_usage("scatter", "invalid header line count %s", cli_quote(arg));
+        return CLI_CONTINUE;
+    case 'z':
+        o->delim = '\0';
+        return CLI_CONTINUE;
+    case OPT_HELP:
+        return scatter_help();
+    default:
+        return cli_try_help("scatter");
+    }
+}
+
+static int parse_scatter(int argc, char **argv, struct scatter_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->d.cmd = "scatter";
+    o->delim = '\n';
+    optind = 0; /* a fresh getopt scan (GNU) */
+    int c;
+    while ((c = getopt_long(argc, argv, cli_scatter_options.shortopts, scatter_longopts, NULL)) !=
+           -1) {
+        const int r = on_scatter_option(o, c, optarg);
+        if (r != CLI_CONTINUE)
+            return r;
+    }
+    o->files = argv + optind;
+    o->n_files = argc - optind;
+    return dist_check(&o->d, !o->count);
+}
+
+/* The operands as inputs ("-" and none: standard input).  NULL when out of
+ * memory (printed). */
+static rf_engine_input *scatter_inputs(const struct scatter_opts *o, size_t *n)
+{
+    const size_t k = o->n_files > 0 ? (size_t)o->n_files : 1;
+    rf_engine_input *in = malloc(k * sizeof *in);
+    if (!in) {
+        cli_error("memory exhausted");
+        return NULL;
+    }
+    for (size_t i = 0; i < k; i++) {
+        const char *name = o->n_files > 0 ? o->files[i] : "-";
+        in[i] = strcmp(name, "-") == 0 ? rf_engine_input_fd(STDIN_FILENO, "-")
+                                       : rf_engine_input_path(name);
+    }
+    *n = k;
+    return in;
+}
+
+/* Write `text` to D/NAME atomically. */
+static int write_small(const struct scatter_opts *o, const char *name, const void *text,
+                       size_t len)
+{
+    char path[4096];
+    struct dist_file f;
+    if (dist_path(&o->d, path, sizeof path, "%s", name) != 0 || dist_file_open(&f, path) != 0)
+        return -1;
+    const int e = dist_file_write(&f, text, len);
+    if (e) {
+        cli_error("%s: %s", path, strerror(e));
+        dist_file_abort(&f);
+        return -1;
+    }
+    return dist_file_commit(&f, path);
+}
+
+/* A count file's number: decimal digits and a newline. */
+static int read_count(const struct scatter_opts *o, uint64_t task, uint64_t *count)
+{
+    char path[4096], why[128];
+    char *text;
+    size_t len;
+    if (dist_path(&o->d, path, sizeof path, "count.%llu", (unsigned long long)task) != 0)
+        return -1;
+    snprintf(why, sizeof why, "run `riffle scatter --count --task=%llu` first",
+             (unsigned long long)task);
+    if (dist_read_small(path, why, &text, &len) != 0)
+        return -1;
+    int over = 0;
+    const int ok = len >= 2 && text[len - 1] == '\n' && strspn(text, "0123456789") == len - 1 &&
+                   (text[len - 1] = '\0', cli_parse_u64(text, count, &over) == 0) && !over;
+    free(text);
+    if (!ok)
+        cli_error("%s: not a record count", path);
+    return ok ? 0 : -1;
+}
+
+static int run_count(const struct scatter_opts *o, const rf_engine_options *eo,
+                     const rf_engine_input *in, size_t n)
+{
+    uint64_t records;
+    rf_engine_error err;
+    if (rf_engine_part_count(eo, in, n, (unsigned)o->d.task, (unsigned)o->d.tasks, &records, NULL,
+                             &err) != RF_OK) {
+        dist_engine_error(&err);
+        return CLI_FAIL;
+    }
+    char text[32], name[40];
+    const int len = snprintf(text, sizeof text, "%llu\n", (unsigned long long)records);
+    snprintf(name, sizeof name, "count.%llu", (unsigned long long)o->d.task);
+    return write_small(o, name, text, (size_t)len) == 0 ? CLI_OK : CLI_FAIL;
+}
+
+/* Task 0's D/header. */
+static int write_header(const struct scatter_opts *o, const rf_engine_options *eo,
+                        const rf_engine_input *in, size_t n)
+{
+    void *bytes;
+    size_t len;
+    rf_engine_error err;
+    if (rf_engine_header(eo, in, n, &bytes, &len, &err) != RF_OK) {
+        dist_engine_error(&err);
+        return -1;
+    }
+    const int r = write_small(o, "header", bytes ? bytes : "", len);
+    free(bytes);
+    return r;
+}
+
+/* Packets per task and round: 1 MiB, less when there are many tasks (a round
+ * holds one frame per task, all about equally full: 256 MiB in all), but at
+ * least 16 KiB (a frame's own 40 bytes stay negligible). */
+static size_t round_room(uint64_t tasks)
+{
+    const size_t room = (size_t)((256u << 20) / tasks);
+    return room > (1u << 20) ? (1u << 20) : room < (16u << 10) ? (16u << 10) : room;
+}
+
+/* Every packet file is open until the end: room for them under the soft
+ * RLIMIT_NOFILE, raised towards the hard limit when needed.  Returns 0, or
+ * -1 after a message. */
+static int ensure_fds(uint64_t tasks)
+{
+    struct rlimit rl;
+    const rlim_t need = (rlim_t)tasks + 32;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
+        return 0;
+    if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
+        cli_error("%llu tasks need %llu open files, more than the limit of %llu",
+                  (unsigned long long)tasks, (unsigned long long)need,
+                  (unsigned long long)rl.rlim_max);
+        return -1;
+    }
+    rl.rlim_cur = need;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) {
+        cli_error("cannot raise the open-file limit to %llu: %s", (unsigned long long)need,
+                  strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* The rounds of s into the files (temporaries until committed). */
+static int scatter_rounds(const struct scatter_opts *o, rf_engine_scatter *s,
+                          struct dist_file *files, char (*paths)[4096])
+{
+    const unsigned tasks = (unsigned)o->d.tasks;
+    const void **out = malloc(tasks * sizeof *out);
+    size_t *len = malloc(tasks * sizeof *len);
+    int done = 0, status = -1;
+    if (!out || !len) {
+        cli_error("memory exhausted");
+        goto end;
+    }
+    while (!done) {
+        rf_engine_error err;
+        if (rf_engine_scatter_next(s, round_room(tasks), out, len, &done, &err) != RF_OK) {
+            dist_engine_error(&err);
+            goto end;
+        }
+        for (unsigned j = 0; j < tasks; j++) {
+            const int e = len[j] ? dist_file_write(&files[j], out[j], len[j]) : 0;
+            if (e) {
+                cli_error("%s: %s", paths[j], strerror(e));
+                goto end;
+            }
+        }
+    }
+    status = 0;
+end:
+    free(out);
+    free(len);
+    return status;
+}
+
+static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo,
+                       const rf_engine_input *in, size_t n)
+{
+    const unsigned task = (unsigned)o->d.task, tasks = (unsigned)o->d.tasks;
+    uint64_t first = 0, count, mine = UINT64_MAX;
+    for (uint64_t i = 0; i < task; i++) {
+        if (read_count(o, i, &count) != 0)
+            return CLI_FAIL;
+        first += count;
+    }
+    char path[4096];
+    if (dist_path(&o->d, path, sizeof path, "count.%u", task) == 0 && access(path, F_OK) == 0 &&
+        read_count(o, task, &mine) != 0)
+        return CLI_FAIL;
+    rf_engine_scatter *s;
+    rf_engine_error err;
+    if (rf_engine_scatter_open(&s, eo, in, n, task, tasks, first, tasks, &err) != RF_OK) {
+        dist_engine_error(&err);
+        return CLI_FAIL;
+    }
+    uint64_t total;
+    (void)rf_engine_scatter_records(s, &total);
+    if (mine != UINT64_MAX && mine != total) {
+        cli_error("part %u has %llu records, but %s says %llu: the input changed since it "
+                  "was counted", task, (unsigned long long)total, path, (unsigned long long)mine);
+        rf_engine_scatter_close(s);
+        return CLI_FAIL;
+    }
+    if (ensure_fds(tasks) != 0) {
+        rf_engine_scatter_close(s);
+        return CLI_FAIL;
+    }
+    struct dist_file *files = calloc(tasks, sizeof *files);
+    char (*paths)[4096] = malloc(tasks * sizeof *paths);
+    int status = CLI_FAIL;
+    if (!files || !paths) {
+        cli_error("memory exhausted");
+        goto end;
+    }
+    for (unsigned j = 0; j < tasks; j++)
+        if (dist_path(&o->d, paths[j], sizeof paths[j], "%u.to.%u", task, j) != 0 ||
+            dist_file_open(&files[j], paths[j]) != 0)
+            goto end;
+    /* The header before the packets: a gather that finds task 0's packets
+     * finds the header too. */
+    if (scatter_rounds(o, s, files, paths) != 0 || (task == 0 && write_header(o, eo, in, n) != 0))
+        goto end;
+    status = CLI_OK;
+    for (unsigned j = 0; j < tasks && status == CLI_OK; j++)
+        if (dist_file_commit(&files[j], paths[j]) != 0)
+            status = CLI_FAIL;
+end:
+    if (files)
+        for (unsigned j = 0; j < tasks; j++)
+            dist_file_abort(&files[j]);
+    free(files);
+    free(paths);
+    rf_engine_scatter_close(s);
+    return status;
+}
+
+int cmd_scatter(int argc, char **argv)
+{
+    struct scatter_opts o;
+    const int r = parse_scatter(argc, argv, &o);
+    if (r != CLI_CONTINUE)
+        return r;
+    (void)cleanup_init();
+    rf_engine_options eo;
+    rf_engine_options_init(&eo);
+    eo.delim = o.delim;
+    eo.header = o.header;
+    if (!o.count && dist_key(&o.d, &eo) != 0)
+        return CLI_FAIL;
+    size_t n;
+    rf_engine_input *in = scatter_inputs(&o, &n);
+    int status = CLI_FAIL;
+    if (in)
+        status = o.count ? run_count(&o, &eo, in, n) : run_scatter(&o, &eo, in, n);
+    sodium_memzero(eo.key, sizeof eo.key);
+    free(in);
+    return status;
+}

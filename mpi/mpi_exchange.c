@@ -1,0 +1,270 @@
+/*
+ * mpi_exchange.c -- every record to the rank that owns its key.
+ *
+ * Rank r reads part r of the input (rf_engine_part_count: the bytes after
+ * the header cut into P ranges), numbers its records from `first`, the
+ * records of the parts before it (MPI_Exscan), and scatters them by owner
+ * (rf_engine_scatter).  The packets travel in rounds: MPI_Alltoall of the
+ * byte counts, then MPI_Alltoallv of the packets, each round at most
+ * `room` bytes per owner, so that counts and displacements stay far below
+ * the 2^31 of MPI's int arguments; an MPI_Allreduce after each round says
+ * whether every rank is done, or one failed.  Each rank feeds what it
+ * receives to its gather, part by part, in the order the parts sent it.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_job.h"
+
+/* Bytes per owner per round, by default: 16 MiB out of each rank per round
+ * whatever P, between 64 KiB and 4 MiB per owner.  The round's buffers (the
+ * scatter's packets, their copy in owner order, what comes in: about three
+ * times that) then stay within the 64 MiB that the memory target allows
+ * beside the records, and messages of 64 KiB and more keep the latency of
+ * a collective (tens of microseconds) negligible against the bytes.
+ * RIFFLE_MPI_ROUND_BYTES sets it (the tests use tiny rounds). */
+#define ROUND_TOTAL ((size_t)16 << 20)
+#define ROUND_MIN ((size_t)64 << 10)
+#define ROUND_MAX ((size_t)4 << 20)
+
+static size_t round_room(int size)
+{
+    const char *env = getenv("RIFFLE_MPI_ROUND_BYTES");
+    if (env && *env) {
+        char *end;
+        const unsigned long long v = strtoull(env, &end, 10);
+        if (!*end && v > 0)
+            return (size_t)v;
+    }
+    size_t room = ROUND_TOTAL / (size_t)size;
+    return room < ROUND_MIN ? ROUND_MIN : room > ROUND_MAX ? ROUND_MAX : room;
+}
+
+/* The record bytes in packets: by the wire format of riffle_engine.h
+ * (version 1), a frame is a 40-byte header -- "RFPK", u32 version, part,
+ * parts, owner, owners, u64 records, u64 payload bytes, little-endian --
+ * then its payload, each record an entry of 24 bytes (key, number, length)
+ * and its bytes.  Only the headers are read: the gather checks the rest.
+ * The sum lets the output place an owner's records without
+ * rf_engine_gather_bytes, which orders them (a pass as long as the write). */
+#define FRAME_HEAD 40
+#define ENTRY_HEAD 24
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t record_bytes(const unsigned char *p, size_t len)
+{
+    uint64_t bytes = 0;
+    while (len >= FRAME_HEAD) {
+        const uint64_t records = le64(p + 24), payload = le64(p + 32);
+        if (payload > len - FRAME_HEAD)
+            break; /* not a frame: the gather refuses it */
+        bytes += payload - records * ENTRY_HEAD;
+        p += FRAME_HEAD + payload;
+        len -= FRAME_HEAD + (size_t)payload;
+    }
+    return bytes;
+}
+
+/* The buffers of one round. */
+struct round {
+    int *scount, *sdispl, *rcount, *rdispl;
+    unsigned char *sbuf, *rbuf;
+    size_t scap, rcap;
+    size_t *len;
+    const void **out;
+};
+
+static int round_init(struct round *r, int size)
+{
+    memset(r, 0, sizeof *r);
+    const size_t n = (size_t)size;
+    r->scount = calloc(n, sizeof *r->scount);
+    r->sdispl = calloc(n, sizeof *r->sdispl);
+    r->rcount = calloc(n, sizeof *r->rcount);
+    r->rdispl = calloc(n, sizeof *r->rdispl);
+    r->len = calloc(n, sizeof *r->len);
+    r->out = calloc(n, sizeof *r->out);
+    return r->scount && r->sdispl && r->rcount && r->rdispl && r->len && r->out ? 0 : -1;
+}
+
+static void round_free(struct round *r)
+{
+    free(r->scount);
+    free(r->sdispl);
+    free(r->rcount);
+    free(r->rdispl);
+    free(r->len);
+    free(r->out);
+    free(r->sbuf);
+    free(r->rbuf);
+}
+
+static int reserve(unsigned char **buf, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    free(*buf);
+    *buf = malloc(need);
+    *cap = *buf ? need : 0;
+    return *buf ? 0 : -1;
+}
+
+/* The send side of a round: counts and displacements from the scatter's
+ * packets, and one buffer holding them in owner order -- the scatter's own
+ * when its packets are already one block in that order.  Returns the
+ * buffer, or NULL with the failure recorded. */
+static const void *pack(struct job *j, struct round *r)
+{
+    size_t total = 0;
+    int contiguous = 1;
+    for (int d = 0; d < j->size; d++) {
+        if (r->len[d] > (size_t)INT_MAX - total) {
+            job_fail(j, "a round of more than 2 GiB for MPI (a record that large?)");
+            return NULL;
+        }
+        r->scount[d] = (int)r->len[d];
+        r->sdispl[d] = (int)total;
+        if (d > 0 && r->len[d] > 0 &&
+            (const unsigned char *)r->out[d] != (const unsigned char *)r->out[0] + total)
+            contiguous = 0;
+        total += r->len[d];
+    }
+    j->st.sent += total;
+    if (total == 0 || (contiguous && r->len[0] > 0))
+        return total ? r->out[0] : r->sbuf;
+    if (reserve(&r->sbuf, &r->scap, total) != 0) {
+        job_fail(j, "memory exhausted");
+        return NULL;
+    }
+    for (int d = 0; d < j->size; d++)
+        if (r->len[d])
+            memcpy(r->sbuf + r->sdispl[d], r->out[d], r->len[d]);
+    return r->sbuf;
+}
+
+/* One round: this rank's packets out (none once done), every rank's
+ * packets for it in and into the gather.  The ranks agree on failures
+ * before the packets move (every receiver's buffer must be ready: a
+ * collective cannot be left half-way), and a failure of the gather is
+ * seen at the next agreement.  Returns 1 while some rank has more, 0 when
+ * all are done or one failed. */
+static int one_round(struct job *j, struct round *r, rf_engine_scatter *s, rf_engine_gather *g,
+                     size_t room, int *done)
+{
+    const size_t n = (size_t)j->size;
+    const void *sbuf = NULL;
+    memset(r->len, 0, n * sizeof *r->len);
+    if (!*done && !j->err.failed) {
+        rf_engine_error e;
+        if (rf_engine_scatter_next(s, room, r->out, r->len, done, &e) != RF_OK)
+            job_fail_engine(j, &e);
+    }
+    if (!j->err.failed)
+        sbuf = pack(j, r);
+    if (j->err.failed)
+        memset(r->scount, 0, n * sizeof *r->scount);
+    MPI_Alltoall(r->scount, 1, MPI_INT, r->rcount, 1, MPI_INT, j->comm);
+    size_t total = 0;
+    for (size_t q = 0; q < n; q++) {
+        if ((size_t)r->rcount[q] > (size_t)INT_MAX - total) {
+            job_fail(j, "a round of more than 2 GiB for MPI (a record that large?)");
+            break;
+        }
+        r->rdispl[q] = (int)total;
+        total += (size_t)r->rcount[q];
+    }
+    if (!j->err.failed && reserve(&r->rbuf, &r->rcap, total ? total : 1) != 0)
+        job_fail(j, "memory exhausted");
+    int mine[2] = {*done, j->err.failed ? j->rank : j->size}, all[2];
+    MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, j->comm);
+    if (all[1] != j->size)
+        return 0;
+    MPI_Alltoallv(sbuf, r->scount, r->sdispl, MPI_BYTE, r->rbuf, r->rcount, r->rdispl, MPI_BYTE,
+                  j->comm);
+    for (size_t q = 0; q < n && !j->err.failed; q++) {
+        if (r->rcount[q] == 0)
+            continue;
+        rf_engine_error e;
+        const unsigned char *p = r->rbuf + r->rdispl[q];
+        if (rf_engine_gather_add(g, (unsigned)q, p, (size_t)r->rcount[q], &e) != RF_OK)
+            job_fail_engine(j, &e);
+        j->owned_bytes += record_bytes(p, (size_t)r->rcount[q]);
+    }
+    j->st.received += total;
+    j->st.rounds++;
+    return all[0] ? 0 : 1;
+}
+
+/* Count part `rank`, and number its first record (exclusive scan).  Agreed. */
+static int count_part(struct job *j, uint64_t *first, uint64_t *bytes)
+{
+    uint64_t records = 0;
+    *bytes = 0;
+    rf_engine_error e;
+    if (rf_engine_part_count(&j->eo, j->in, j->n_in, (unsigned)j->rank, (unsigned)j->size,
+                             &records, bytes, &e) != RF_OK)
+        job_fail_engine(j, &e);
+    if (job_agree(j) != 0)
+        return -1;
+    *first = 0;
+    MPI_Exscan(&records, first, 1, MPI_UINT64_T, MPI_SUM, j->comm);
+    if (j->rank == 0)
+        *first = 0; /* MPI_Exscan leaves rank 0's result undefined */
+    return 0;
+}
+
+int job_exchange(struct job *j, rf_engine_gather **gp)
+{
+    *gp = NULL;
+    double t = now();
+    job_progress(j, "count", 0, 0);
+    uint64_t first, bytes;
+    if (count_part(j, &first, &bytes) != 0)
+        return -1;
+    j->st.seconds[PH_COUNT] = now() - t;
+    t = now();
+    rf_engine_scatter *s = NULL;
+    rf_engine_gather *g = NULL;
+    struct round r;
+    rf_engine_error e;
+    if (round_init(&r, j->size) != 0)
+        job_fail(j, "memory exhausted");
+    else if (rf_engine_gather_open(&g, &j->eo, (unsigned)j->size, &e) != RF_OK)
+        job_fail_engine(j, &e);
+    else if (rf_engine_scatter_open(&s, &j->eo, j->in, j->n_in, (unsigned)j->rank,
+                                    (unsigned)j->size, first, (unsigned)j->size, &e) != RF_OK)
+        job_fail_engine(j, &e);
+    int status = job_agree(j);
+    if (status == 0) {
+        const size_t room = round_room(j->size);
+        int done = 0;
+        uint64_t total = 0, sent = 0;
+        do {
+            if (j->show_progress)
+                sent = rf_engine_scatter_records(s, &total);
+            job_progress(j, "exchange", sent, total);
+        } while (one_round(j, &r, s, g, room, &done));
+        if (j->show_progress)
+            sent = rf_engine_scatter_records(s, &total);
+        job_progress(j, "exchange", sent, total);
+        status = job_agree(j); /* a failure of any round, the last one's gather included */
+    }
+    rf_engine_scatter_close(s);
+    round_free(&r);
+    j->st.records = g ? rf_engine_gather_records(g) : 0;
+    j->st.seconds[PH_EXCHANGE] = now() - t;
+    if (status != 0) {
+        rf_engine_gather_close(g);
+        return -1;
+    }
+    *gp = g;
+    return 0;
+}

@@ -1,0 +1,323 @@
+/*
+ * riffle_mpi.c -- riffle-mpi: the keyed order of files on P MPI ranks, byte
+ * for byte the output of `riffle --seed=S` (riffle_engine.h, "Distributed
+ * runs").
+ *
+ * Every rank runs the same phases, each ended by an agreement on failures
+ * (job_agree), so that a failure anywhere ends the whole job with one
+ * message from rank 0 and no output, never a hang:
+ *   1. the key: rank 0 makes it (--seed, --random-source, or the OS) and
+ *      broadcasts it;
+ *   2. the output temporaries: rank 0 creates them, every rank opens them;
+ *   3. the exchange (mpi_exchange.c): rank r counts part r of the input,
+ *      numbers its records from an exclusive scan of the counts, and sends
+ *      each record to the owner of its key; each rank gathers what it owns;
+ *   4. the plan (mpi_output.c): an exclusive scan of the owners' record
+ *      counts places each owner in the global order (-n K and --split cut
+ *      it), and one of their byte counts gives each owner its offset;
+ *   5. the writes: every owner writes at its offsets into the temporaries;
+ *   6. the commit: rank 0 renames the temporaries into place.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sodium.h>
+
+#include "mpi_job.h"
+
+/* ------------------------------------------------------------------------ */
+/* Failures                                                                 */
+/* ------------------------------------------------------------------------ */
+
+void job_fail(struct job *j, const char *fmt, ...)
+{
+    if (j->err.failed)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(j->err.msg, sizeof j->err.msg, fmt, ap);
+    va_end(ap);
+    j->err.failed = 1;
+}
+
+void job_fail_engine(struct job *j, const rf_engine_error *e)
+{
+    char msg[4096 + 256];
+    rf_engine_error_message(e, msg, sizeof msg);
+    job_fail(j, "%s", msg);
+}
+
+#define MSG_TAG 7201
+
+int job_agree(struct job *j)
+{
+    /* The lowest failing rank, or size; a global failure counts as rank 0's. */
+    int mine = j->err.failed ? j->rank : j->size, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, j->comm);
+    if (first == j->size)
+        return 0;
+    job_progress_end(j);
+    if (first != 0 && j->rank == first) {
+        MPI_Send(&j->err.global, 1, MPI_INT, 0, MSG_TAG, j->comm);
+        MPI_Send(j->err.msg, (int)strlen(j->err.msg) + 1, MPI_CHAR, 0, MSG_TAG, j->comm);
+    }
+    if (j->rank == 0) {
+        struct job_error e = j->err;
+        if (first != 0) {
+            MPI_Recv(&e.global, 1, MPI_INT, first, MSG_TAG, j->comm, MPI_STATUS_IGNORE);
+            MPI_Recv(e.msg, (int)sizeof e.msg, MPI_CHAR, first, MSG_TAG, j->comm,
+                     MPI_STATUS_IGNORE);
+        }
+        if (e.global)
+            fprintf(stderr, "%s: %s\n", MPI_PROG, e.msg);
+        else
+            fprintf(stderr, "%s: rank %d: %s\n", MPI_PROG, first, e.msg);
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Progress and statistics                                                  */
+/* ------------------------------------------------------------------------ */
+
+static const char *shown_phase;
+static int shown_percent = -1;
+
+void job_progress(struct job *j, const char *phase, uint64_t done, uint64_t total)
+{
+    if (!j->show_progress)
+        return;
+    const int percent = total ? (int)(done >= total ? 100 : done * 100 / total) : -1;
+    if (phase == shown_phase && percent == shown_percent)
+        return;
+    if (total)
+        fprintf(stderr, "\r%s: %s %3d%%\033[K", MPI_PROG, phase, percent);
+    else
+        fprintf(stderr, "\r%s: %s\033[K", MPI_PROG, phase);
+    shown_phase = phase;
+    shown_percent = percent;
+}
+
+void job_progress_end(struct job *j)
+{
+    if (j->show_progress && shown_phase) {
+        fputc('\n', stderr);
+        shown_phase = NULL;
+        shown_percent = -1;
+    }
+}
+
+
+/* Every rank's measures, printed by rank 0: one line per rank. */
+static void print_stats(struct job *j)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    double mine[PH_N + 8];
+    for (int i = 0; i < PH_N; i++)
+        mine[i] = j->st.seconds[i];
+    mine[PH_N] = (double)j->st.sent;
+    mine[PH_N + 1] = (double)j->st.received;
+    mine[PH_N + 2] = (double)j->st.records;
+    mine[PH_N + 3] = (double)j->st.rounds;
+    mine[PH_N + 4] = (double)ru.ru_maxrss / 1024.0; /* MiB */
+    mine[PH_N + 5] = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
+    mine[PH_N + 6] = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+    mine[PH_N + 7] = (double)j->st.temp_files;
+    const int w = PH_N + 8;
+    if (j->rank != 0) {
+        MPI_Send(mine, w, MPI_DOUBLE, 0, MSG_TAG + 1, j->comm);
+        return;
+    }
+    fprintf(stderr, "%s: stats: rank count_s exchange_s sizes_s write_s commit_s sent_MB "
+                    "received_MB records rounds peak_rss_MiB user_s sys_s temp_files\n", MPI_PROG);
+    for (int r = 0; r < j->size; r++) {
+        double v[PH_N + 8];
+        if (r == 0)
+            memcpy(v, mine, sizeof v);
+        else
+            MPI_Recv(v, w, MPI_DOUBLE, r, MSG_TAG + 1, j->comm, MPI_STATUS_IGNORE);
+        fprintf(stderr,
+                "%s: stats: %d %.3f %.3f %.3f %.3f %.3f %.1f %.1f %.0f %.0f %.1f %.2f %.2f %.0f\n",
+                MPI_PROG, r, v[PH_COUNT], v[PH_EXCHANGE], v[PH_SIZES], v[PH_WRITE], v[PH_COMMIT],
+                v[PH_N] / 1e6, v[PH_N + 1] / 1e6, v[PH_N + 2], v[PH_N + 3], v[PH_N + 4],
+                v[PH_N + 5], v[PH_N + 6], v[PH_N + 7]);
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The key                                                                  */
+/* ------------------------------------------------------------------------ */
+
+static void read_key_file(struct job *j, const char *path, uint8_t key[RF_KEY_BYTES])
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        job_fail(j, "%s: %s", path, strerror(errno));
+        return;
+    }
+    size_t got = 0;
+    while (got < RF_KEY_BYTES) {
+        const ssize_t k = read(fd, key + got, RF_KEY_BYTES - got);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            job_fail(j, "%s: %s", path, k < 0 ? strerror(errno) : "end of file");
+            break;
+        }
+        got += (size_t)k;
+    }
+    close(fd);
+}
+
+/* Rank 0 makes the key; every rank gets it. */
+static int make_key(struct job *j)
+{
+    const struct mpi_opts *o = j->opts;
+    if (j->rank == 0) {
+        rf_status s = RF_OK;
+        if (o->seed)
+            s = rf_seed_text(j->eo.key, o->seed); /* riffle's --seed rule */
+        else if (o->random_source)
+            read_key_file(j, o->random_source, j->eo.key);
+        else
+            s = rf_seed_os(j->eo.key);
+        if (s != RF_OK)
+            job_fail(j, "cannot make the random key: %s", rf_strerror(s));
+    }
+    if (job_agree(j) != 0)
+        return -1;
+    MPI_Bcast(j->eo.key, RF_KEY_BYTES, MPI_UNSIGNED_CHAR, 0, j->comm);
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The run                                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* -T DIR must exist on this rank (a wrapper may give each rank its own). */
+static void check_tmpdir(struct job *j)
+{
+    const char *dir = j->eo.tmpdir;
+    struct stat st;
+    int e = 0;
+    if (stat(dir, &st) != 0)
+        e = errno;
+    else if (!S_ISDIR(st.st_mode))
+        e = ENOTDIR;
+    else if (access(dir, W_OK | X_OK) != 0)
+        e = errno;
+    if (e)
+        job_fail(j, "cannot use temporary directory '%s': %s", dir, strerror(e));
+}
+
+static void on_engine_progress(void *ctx, rf_engine_phase ph, uint64_t done, uint64_t total)
+{
+    job_progress(ctx, ph == RF_ENGINE_WRITE ? "write" : "order", done, total);
+}
+
+/* The temporaries the gather announces: guarded, and counted for --stats. */
+static int on_temp(void *ctx, const char *dir, unsigned long files)
+{
+    struct job *j = ctx;
+    if (dir && files > j->st.temp_files)
+        j->st.temp_files = files;
+    return cleanup_on_temp(NULL, dir, files);
+}
+
+static int setup(struct job *j)
+{
+    const struct mpi_opts *o = j->opts;
+    rf_engine_options *eo = &j->eo;
+    rf_engine_options_init(eo);
+    eo->rng = mpi_rng_kind(o);
+    eo->delim = o->delim;
+    eo->header = o->header;
+    eo->count = o->count;
+    eo->memory = o->memory;
+    const char *env = getenv("TMPDIR");
+    eo->tmpdir = o->tmpdir ? o->tmpdir : env && *env ? env : "/tmp";
+    eo->threads = o->threads;
+    eo->temp = on_temp;
+    eo->temp_ctx = j;
+    eo->progress = j->show_progress ? on_engine_progress : NULL;
+    eo->progress_ctx = j;
+    j->in = malloc((size_t)o->n_files * sizeof *j->in);
+    if (!j->in)
+        job_fail(j, "memory exhausted");
+    else
+        for (int i = 0; i < o->n_files; i++)
+            j->in[i] = rf_engine_input_path(o->files[i]);
+    j->n_in = (size_t)o->n_files;
+    const int e = cleanup_start();
+    if (e)
+        job_fail(j, "cannot install signal handlers: %s", strerror(e));
+    check_tmpdir(j);
+    return job_agree(j);
+}
+
+static int run(struct job *j)
+{
+    if (setup(j) != 0 || make_key(j) != 0)
+        return JOB_FAIL;
+    struct job_output *out = NULL;
+    rf_engine_gather *g = NULL;
+    int status = JOB_FAIL;
+    if (job_output_open(j, &out) != 0 || job_output_header(j, out) != 0)
+        goto done;
+    if (job_exchange(j, &g) != 0)
+        goto done;
+    job_progress(j, "order", 0, 0);
+    double t = now();
+    if (job_output_plan(j, out, g) != 0)
+        goto done;
+    j->st.seconds[PH_SIZES] = now() - t;
+    job_progress(j, "write", 0, 0);
+    t = now();
+    if (job_output_write(j, out, g) != 0)
+        goto done;
+    j->st.seconds[PH_WRITE] = now() - t;
+    job_progress_end(j);
+    t = now();
+    status = job_output_commit(j, out) == 0 ? JOB_OK : JOB_FAIL;
+    j->st.seconds[PH_COMMIT] = now() - t;
+done:
+    job_progress_end(j);
+    rf_engine_gather_close(g);
+    job_output_close(j, out);
+    if (j->opts->stats)
+        print_stats(j);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
+        fprintf(stderr, "%s: cannot start MPI\n", MPI_PROG);
+        return JOB_FAIL;
+    }
+    struct job j;
+    memset(&j, 0, sizeof j);
+    j.comm = MPI_COMM_WORLD;
+    MPI_Comm_rank(j.comm, &j.rank);
+    MPI_Comm_size(j.comm, &j.size);
+    struct mpi_opts o;
+    int status = mpi_parse(argc, argv, j.rank == 0, &o);
+    if (status == JOB_CONTINUE) {
+        j.opts = &o;
+        j.show_progress = o.progress && j.rank == 0;
+        status = run(&j);
+    }
+    sodium_memzero(j.eo.key, sizeof j.eo.key);
+    free(j.in);
+    MPI_Finalize();
+    return status;
+}

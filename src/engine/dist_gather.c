@@ -1,0 +1,959 @@
+/* dist_gather.c -- one owner's records from every part, in the keyed order
+ * (riffle_engine.h, "Distributed runs").
+ *
+ * The order inside an owner is rf_keyed_sort's on (key, record number):
+ * keys first, a tie's records taken in number order.  Each part holds an
+ * increasing run of numbers, and parts are numbered in order, so the
+ * entries listed part by part (each part's in arrival order) are already in
+ * number order, and their positions in that list serve as rf_keyed_sort's
+ * values; no second sort.
+ *
+ * Memory.  Entries are copied, as they came (key, number, length, bytes),
+ * into blocks; each part keeps pointers to its entries.  When the held
+ * bytes plus 32 per record pass the budget, every held entry is spilled:
+ * listed part by part, cut by key into NB buckets (ranges of the owner's
+ * keys, so the buckets in order are the keys in order and a tie never
+ * crosses two) by a stable counting sort, and each bucket's run appended to
+ * its file.  A bucket file is thus a series of runs each in number order;
+ * when it is ordered, its entries are put back in number order first (a
+ * sort of the numbers, skipped when they already are), then sorted as
+ * above.  A bucket still too large for the budget is split the same way
+ * into NB buckets of its own key range (riffle.h, "Keyed order": the order
+ * inside a key range depends on its entries only). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/thread.h"
+#include "dist_internal.h"
+#include "engine_internal.h"
+
+/* Buckets per spill: one byte of bucket number per entry while cutting. */
+#define NB 256u
+/* Memory counted per record beside its bytes: the part's pointer, and when
+ * ordered the rf_keyed pair and the list of pointers. */
+#define PER_RECORD 32u
+/* Entries are copied into blocks of this size (a larger entry gets its own). */
+#define BLOCK_BYTES ((size_t)1 << 20)
+/* Spill writes go through a buffer of this size. */
+#define WRITE_BUF ((size_t)1 << 20)
+/* Entries asked for ahead of the one written. */
+#define PREFETCH 16
+/* A bucket this small is ordered in memory whatever the budget (as the
+ * external engine's MIN_ORDER): splitting it saves less than it costs. */
+#define MIN_ORDER ((uint64_t)64 << 10)
+
+struct block {
+    struct block *next;
+    size_t len, cap;
+    unsigned char data[];
+};
+
+struct part_list {
+    const unsigned char **e; /* entries, in arrival order */
+    size_t n, cap;
+    uint64_t records;        /* in all, spilled ones included */
+    uint64_t first, last;    /* numbers of the first and last entry */
+};
+
+struct bucket {
+    unsigned long id;        /* file number, when it has a file */
+    int has_file;
+    int fd;                  /* open for appending while spills go on, else -1 */
+    uint64_t records, bytes; /* record bytes */
+    uint64_t fbytes;         /* file bytes (entries) */
+    struct spill_set *child; /* split again */
+};
+
+struct spill_set {
+    uint64_t lo, hi;         /* the keys it covers */
+    struct bucket b[NB];
+};
+
+struct rf_engine_gather {
+    rf_keyed_order order;
+    unsigned parts;
+    int have_owner;
+    unsigned owner, owners;
+    uint64_t klo, khi;       /* the owner's keys */
+    uint64_t budget;
+    unsigned threads;
+    const char *tmpdir;
+    rf_engine_temp_fn *temp;
+    void *temp_ctx;
+    struct part_list *pl;
+    struct block *blocks;
+    uint64_t held, held_records;
+    uint64_t records, bytes; /* added in all */
+    int finished, failed;
+    /* spilling */
+    char dir[PATH_MAX - 32];
+    int made;
+    unsigned long files;
+    struct spill_set *root;
+    unsigned char *wbuf;
+    /* the order of an unspilled gather, kept for later calls */
+    const unsigned char **sorted;
+    uint64_t nsorted;
+};
+
+/* ------------------------------------------------------------------------ */
+/* Entries                                                                  */
+
+static uint64_t entry_key(const unsigned char *e)
+{
+    return rfi_get_u64(e);
+}
+
+static uint64_t entry_number(const unsigned char *e)
+{
+    return rfi_get_u64(e + 8);
+}
+
+static size_t entry_len(const unsigned char *e)
+{
+    return (size_t)rfi_get_u64(e + 16);
+}
+
+/* The keys of owner d of q: those with floor(k * q / 2^64) = d. */
+static uint64_t owner_low(unsigned d, unsigned q)
+{
+    return (uint64_t)((((unsigned __int128)d << 64) + q - 1) / q);
+}
+
+/* The keys [lo, hi] cut into NB ranges: bucket b's bounds and a key's bucket. */
+static unsigned bucket_of(uint64_t lo, uint64_t hi, uint64_t key)
+{
+    const unsigned __int128 width = (unsigned __int128)(hi - lo) + 1;
+    return (unsigned)((unsigned __int128)(key - lo) * NB / width);
+}
+
+static uint64_t bucket_low(uint64_t lo, uint64_t hi, unsigned b)
+{
+    const unsigned __int128 width = (unsigned __int128)(hi - lo) + 1;
+    return lo + (uint64_t)(((unsigned __int128)b * width + NB - 1) / NB);
+}
+
+static uint64_t bucket_high(uint64_t lo, uint64_t hi, unsigned b)
+{
+    return b + 1 == NB ? hi : bucket_low(lo, hi, b + 1) - 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Temporary files (as the external engine makes them: external.c)          */
+
+static void file_name(const rf_engine_gather *g, unsigned long id, char *out)
+{
+    snprintf(out, PATH_MAX, "%s/%lu", g->dir, id);
+}
+
+static int temp_error(const rf_engine_gather *g, unsigned long id, int errnum,
+                      rf_engine_error *err)
+{
+    char name[PATH_MAX];
+    file_name(g, id, name);
+    return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, name, errnum);
+}
+
+static int announce(const rf_engine_gather *g)
+{
+    return g->temp ? g->temp(g->temp_ctx, g->dir, g->files) : 0;
+}
+
+/* The directory, announced with this thread's signals blocked, so that no
+ * handler runs between its creation and the caller's knowing it. */
+static int make_dir(rf_engine_gather *g, rf_engine_error *err)
+{
+    if ((size_t)snprintf(g->dir, sizeof g->dir, "%s/riffle-XXXXXX", g->tmpdir) >= sizeof g->dir)
+        return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, g->tmpdir, ENAMETOOLONG);
+    sigset_t all, old;
+    sigfillset(&all);
+    const int masked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
+    const int made = mkdtemp(g->dir) != NULL;
+    const int e = errno;
+    const int refused = made ? announce(g) : 0;
+    if (masked)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!made || refused) {
+        if (made)
+            rmdir(g->dir);
+        return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_TEMP_DIR, g->tmpdir,
+                               made ? refused : e);
+    }
+    g->made = 1;
+    return 0;
+}
+
+/* Every numbered file and the directory removed; the caller told.  Returns
+ * 0 or the first errno value other than ENOENT. */
+static int remove_dir(rf_engine_gather *g)
+{
+    if (!g->made)
+        return 0;
+    int first = 0;
+    for (unsigned long id = 0; id < g->files; id++) {
+        char name[PATH_MAX];
+        file_name(g, id, name);
+        if (unlink(name) != 0 && errno != ENOENT && !first)
+            first = errno;
+    }
+    if (rmdir(g->dir) == 0)
+        first = 0;
+    else if (errno != ENOENT && !first)
+        first = errno;
+    g->made = 0;
+    if (g->temp)
+        (void)g->temp(g->temp_ctx, NULL, 0);
+    return first;
+}
+
+/* A bucket's file, created (announced first) at its first run and kept open
+ * until the spills into its set end (close_files): NB descriptors at most
+ * per set, and one set fills at a time. */
+static int open_bucket(rf_engine_gather *g, struct bucket *b, rf_engine_error *err)
+{
+    if (b->fd >= 0)
+        return 0;
+    if (b->has_file) /* its set was closed: no more runs go to it */
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
+    char name[PATH_MAX];
+    b->id = g->files++;
+    const int refused = announce(g);
+    if (refused)
+        return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, g->dir, refused);
+    b->has_file = 1;
+    file_name(g, b->id, name);
+    b->fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+    return b->fd < 0 ? temp_error(g, b->id, errno, err) : 0;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t len)
+{
+    while (len > 0) {
+        const ssize_t w = write(fd, p, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return w < 0 ? errno : ENOSPC;
+        p += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Append entries e[0..n) (one bucket's, in number order) to b's file. */
+static int write_run(rf_engine_gather *g, struct bucket *b, const unsigned char *const *e,
+                     size_t n, rf_engine_error *err)
+{
+    if (open_bucket(g, b, err) != 0)
+        return 1;
+    const int fd = b->fd;
+    size_t used = 0;
+    int werr = 0;
+    for (size_t i = 0; i < n && !werr; i++) {
+        const size_t len = entry_len(e[i]);
+        const size_t size = RFI_DIST_ENTRY + len;
+        if (used + size > WRITE_BUF && used > 0) {
+            werr = write_all(fd, g->wbuf, used);
+            used = 0;
+        }
+        if (size > WRITE_BUF) {
+            werr = werr ? werr : write_all(fd, e[i], size);
+        } else {
+            memcpy(g->wbuf + used, e[i], size);
+            used += size;
+        }
+        b->records++;
+        b->bytes += len;
+        b->fbytes += size;
+    }
+    if (!werr && used > 0)
+        werr = write_all(fd, g->wbuf, used);
+    return werr ? temp_error(g, b->id, werr, err) : 0;
+}
+
+/* The set's files closed: its spills are over.  Returns 0, or 1 with the
+ * first failed close recorded (a delayed write error). */
+static int close_files(rf_engine_gather *g, struct spill_set *s, rf_engine_error *err)
+{
+    int status = 0;
+    for (unsigned b = 0; b < NB; b++) {
+        if (s->b[b].fd >= 0 && close(s->b[b].fd) != 0 && !status)
+            status = temp_error(g, s->b[b].id, errno, err);
+        s->b[b].fd = -1;
+    }
+    return status;
+}
+
+static struct spill_set *new_set(uint64_t lo, uint64_t hi)
+{
+    struct spill_set *s = calloc(1, sizeof *s);
+    if (s) {
+        s->lo = lo;
+        s->hi = hi;
+        for (unsigned b = 0; b < NB; b++)
+            s->b[b].fd = -1;
+    }
+    return s;
+}
+
+static void free_set(struct spill_set *s)
+{
+    if (!s)
+        return;
+    for (unsigned b = 0; b < NB; b++) {
+        if (s->b[b].fd >= 0)
+            close(s->b[b].fd);
+        free_set(s->b[b].child);
+    }
+    free(s);
+}
+
+/* Entries e[0..n), in number order, cut into s's buckets (stable, so each
+ * bucket's run stays in number order) and appended to their files. */
+static int spill_into(rf_engine_gather *g, struct spill_set *s, const unsigned char **e, size_t n,
+                      rf_engine_error *err)
+{
+    size_t count[NB] = {0}, at[NB];
+    unsigned char *which = malloc(n ? n : 1);
+    const unsigned char **cut = malloc((n ? n : 1) * sizeof *cut);
+    int status = 1;
+    if (!which || !cut) {
+        rfi_engine_nomem(err);
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++)
+        count[which[i] = (unsigned char)bucket_of(s->lo, s->hi, entry_key(e[i]))]++;
+    size_t sum = 0;
+    for (unsigned b = 0; b < NB; b++) {
+        at[b] = sum;
+        sum += count[b];
+    }
+    for (size_t i = 0; i < n; i++)
+        cut[at[which[i]]++] = e[i];
+    sum = 0;
+    for (unsigned b = 0; b < NB; b++) {
+        if (count[b] && write_run(g, &s->b[b], cut + sum, count[b], err) != 0)
+            goto done;
+        sum += count[b];
+    }
+    status = 0;
+done:
+    free(which);
+    free(cut);
+    return status;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Holding entries                                                          */
+
+static void free_blocks(rf_engine_gather *g)
+{
+    while (g->blocks) {
+        struct block *next = g->blocks->next;
+        free(g->blocks);
+        g->blocks = next;
+    }
+}
+
+/* Room for `size` bytes in the current block. */
+static unsigned char *block_room(rf_engine_gather *g, size_t size)
+{
+    struct block *b = g->blocks;
+    if (!b || b->cap - b->len < size) {
+        const size_t cap = size > BLOCK_BYTES ? size : BLOCK_BYTES;
+        if (!(b = malloc(sizeof *b + cap)))
+            return NULL;
+        b->next = g->blocks;
+        b->len = 0;
+        b->cap = cap;
+        g->blocks = b;
+        g->held += sizeof *b + cap;
+    }
+    unsigned char *p = b->data + b->len;
+    b->len += size;
+    return p;
+}
+
+static int push(struct part_list *pl, const unsigned char *e)
+{
+    if (pl->n == pl->cap) {
+        const size_t cap = pl->cap ? pl->cap * 2 : 1024;
+        const unsigned char **v = realloc(pl->e, cap * sizeof *v);
+        if (!v)
+            return 1;
+        pl->e = v;
+        pl->cap = cap;
+    }
+    pl->e[pl->n++] = e;
+    return 0;
+}
+
+/* Every held entry, part by part: in number order. *n of them, to free(). */
+static const unsigned char **held_list(const rf_engine_gather *g, size_t *n)
+{
+    size_t total = 0;
+    for (unsigned p = 0; p < g->parts; p++)
+        total += g->pl[p].n;
+    const unsigned char **e = malloc((total ? total : 1) * sizeof *e);
+    if (!e)
+        return NULL;
+    size_t at = 0;
+    for (unsigned p = 0; p < g->parts; p++) {
+        if (g->pl[p].n)
+            memcpy(e + at, g->pl[p].e, g->pl[p].n * sizeof *e);
+        at += g->pl[p].n;
+    }
+    *n = total;
+    return e;
+}
+
+static void drop_held(rf_engine_gather *g)
+{
+    free_blocks(g);
+    for (unsigned p = 0; p < g->parts; p++) {
+        free(g->pl[p].e);
+        g->pl[p].e = NULL;
+        g->pl[p].n = g->pl[p].cap = 0;
+    }
+    g->held = g->held_records = 0;
+}
+
+/* Everything held to bucket files. */
+static int spill(rf_engine_gather *g, rf_engine_error *err)
+{
+    if (!g->made && make_dir(g, err) != 0)
+        return 1;
+    if (!g->root && !(g->root = new_set(g->klo, g->khi)))
+        return rfi_engine_nomem(err);
+    if (!g->wbuf && !(g->wbuf = malloc(WRITE_BUF)))
+        return rfi_engine_nomem(err);
+    size_t n;
+    const unsigned char **e = held_list(g, &n);
+    if (!e)
+        return rfi_engine_nomem(err);
+    const int status = spill_into(g, g->root, e, n, err);
+    free(e);
+    drop_held(g);
+    return status;
+}
+
+static int over_budget(const rf_engine_gather *g)
+{
+    return g->held + PER_RECORD * g->held_records > g->budget;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Open, add, close                                                         */
+
+static const char *default_tmpdir(void)
+{
+    const char *env = getenv("TMPDIR");
+    return env && *env ? env : "/tmp";
+}
+
+rf_status rf_engine_gather_open(rf_engine_gather **gp, const rf_engine_options *o,
+                                unsigned parts, rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!gp || !o || parts == 0)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    *gp = NULL;
+    rf_engine_gather *g = calloc(1, sizeof *g);
+    if (!g || !(g->pl = calloc(parts, sizeof *g->pl))) {
+        free(g);
+        return rfi_engine_nomem(err), RF_ENOMEM;
+    }
+    const rf_status st = rf_keyed_order_init(&g->order, o->rng, o->key);
+    if (st != RF_OK) {
+        rf_engine_gather_close(g);
+        return rfi_engine_status(err, st), st;
+    }
+    g->parts = parts;
+    g->budget = o->memory ? o->memory : rf_engine_default_memory();
+    g->threads = rfi_threads(o->threads);
+    g->tmpdir = o->tmpdir ? o->tmpdir : default_tmpdir();
+    g->temp = o->temp;
+    g->temp_ctx = o->temp_ctx;
+    *gp = g;
+    return RF_OK;
+}
+
+void rf_engine_gather_close(rf_engine_gather *g)
+{
+    if (!g)
+        return;
+    (void)remove_dir(g);
+    drop_held(g);
+    free(g->pl);
+    free_set(g->root);
+    free(g->wbuf);
+    free(g->sorted);
+    memset(&g->order, 0, sizeof g->order);
+    free(g);
+}
+
+int rf_engine_gather_owner(const rf_engine_gather *g, unsigned *owner, unsigned *owners)
+{
+    if (!g || !g->have_owner)
+        return 0;
+    *owner = g->owner;
+    *owners = g->owners;
+    return 1;
+}
+
+uint64_t rf_engine_gather_records(const rf_engine_gather *g)
+{
+    return g ? g->records : 0;
+}
+
+static int bad_packets(rf_engine_error *err)
+{
+    return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
+}
+
+/* A frame's header: checked against the gather (which learns its owner from
+ * the first).  *records and *payload are its sizes. */
+static int frame_header(rf_engine_gather *g, unsigned from, const unsigned char *p, size_t left,
+                        uint64_t *records, uint64_t *payload, rf_engine_error *err)
+{
+    if (left < RFI_DIST_FRAME || memcmp(p, RFI_DIST_MAGIC, 4) != 0 ||
+        rfi_get_u32(p + 4) != RFI_DIST_VERSION || rfi_get_u32(p + 8) != from ||
+        rfi_get_u32(p + 12) != g->parts)
+        return bad_packets(err);
+    const unsigned owner = rfi_get_u32(p + 16), owners = rfi_get_u32(p + 20);
+    if (owners == 0 || owner >= owners)
+        return bad_packets(err);
+    if (!g->have_owner) {
+        g->have_owner = 1;
+        g->owner = owner;
+        g->owners = owners;
+        g->klo = owner_low(owner, owners);
+        g->khi = owner + 1 == owners ? UINT64_MAX : owner_low(owner + 1, owners) - 1;
+    } else if (owner != g->owner || owners != g->owners) {
+        return bad_packets(err);
+    }
+    *records = rfi_get_u64(p + 24);
+    *payload = rfi_get_u64(p + 32);
+    return *payload > left - RFI_DIST_FRAME ? bad_packets(err) : 0;
+}
+
+/* One entry of part `from`: checked, copied, listed. */
+static int add_entry(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
+                     size_t size, rf_engine_error *err)
+{
+    const uint64_t key = entry_key(e), number = entry_number(e);
+    if (key < g->klo || key > g->khi || (pl->records > 0 && number <= pl->last))
+        return bad_packets(err);
+    unsigned char *copy = block_room(g, size);
+    if (!copy || push(pl, copy) != 0)
+        return rfi_engine_nomem(err);
+    memcpy(copy, e, size);
+    if (pl->records == 0)
+        pl->first = number;
+    pl->last = number;
+    pl->records++;
+    g->held_records++;
+    g->records++;
+    g->bytes += size - RFI_DIST_ENTRY;
+    return 0;
+}
+
+static int add_frames(rf_engine_gather *g, unsigned from, const unsigned char *p, size_t len,
+                      rf_engine_error *err)
+{
+    struct part_list *pl = &g->pl[from];
+    while (len > 0) {
+        uint64_t records = 0, payload = 0;
+        if (frame_header(g, from, p, len, &records, &payload, err) != 0)
+            return 1;
+        const unsigned char *e = p + RFI_DIST_FRAME;
+        uint64_t left = payload;
+        for (uint64_t r = 0; r < records; r++) {
+            if (left < RFI_DIST_ENTRY || entry_len(e) > left - RFI_DIST_ENTRY)
+                return bad_packets(err);
+            const size_t size = RFI_DIST_ENTRY + entry_len(e);
+            if (add_entry(g, pl, e, size, err) != 0)
+                return 1;
+            e += size;
+            left -= size;
+        }
+        if (left != 0)
+            return bad_packets(err);
+        p += RFI_DIST_FRAME + payload;
+        len -= RFI_DIST_FRAME + (size_t)payload;
+        if (over_budget(g) && spill(g, err) != 0)
+            return 1;
+    }
+    return 0;
+}
+
+/* After a failure nothing is kept: the temporary files go at once. */
+static rf_status failed(rf_engine_gather *g, rf_engine_error *err)
+{
+    g->failed = 1;
+    if (g->root) {
+        rf_engine_error ignored = {0};
+        (void)close_files(g, g->root, &ignored);
+    }
+    (void)remove_dir(g);
+    return err->status;
+}
+
+rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part, const void *packets,
+                               size_t len, rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!g || g->failed || g->finished || from_part >= g->parts || (len > 0 && !packets))
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    if (add_frames(g, from_part, packets, len, err) != 0)
+        return failed(g, err);
+    return RF_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ordering                                                                 */
+
+/* Parts hold increasing, disjoint runs of numbers, in part order. */
+static int parts_in_order(const rf_engine_gather *g)
+{
+    int any = 0;
+    uint64_t last = 0;
+    for (unsigned p = 0; p < g->parts; p++) {
+        const struct part_list *pl = &g->pl[p];
+        if (pl->records == 0)
+            continue;
+        if (any && pl->first <= last)
+            return 0;
+        any = 1;
+        last = pl->last;
+    }
+    return 1;
+}
+
+static int by_number(const void *a, const void *b)
+{
+    const uint64_t x = entry_number(*(const unsigned char *const *)a);
+    const uint64_t y = entry_number(*(const unsigned char *const *)b);
+    return x < y ? -1 : x > y;
+}
+
+/* e[0..n) put in the keyed order (in place): back in number order if they
+ * are not, then rf_keyed_sort with their positions as values. */
+static int order_entries(rf_engine_gather *g, const unsigned char **e, size_t n,
+                         rf_engine_error *err)
+{
+    for (size_t i = 1; i < n; i++) {
+        if (entry_number(e[i]) <= entry_number(e[i - 1])) {
+            qsort(e, n, sizeof *e, by_number);
+            break;
+        }
+    }
+    for (size_t i = 1; i < n; i++)
+        if (entry_number(e[i]) == entry_number(e[i - 1]))
+            return bad_packets(err); /* one record sent twice */
+    rf_keyed *a = malloc((n ? n : 1) * sizeof *a);
+    const unsigned char **copy = malloc((n ? n : 1) * sizeof *copy);
+    if (!a || !copy) {
+        free(a);
+        free(copy);
+        return rfi_engine_nomem(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        a[i] = (rf_keyed){entry_key(e[i]), i};
+    const rf_status st = rf_keyed_sort(&g->order, a, n, g->threads);
+    if (st == RF_OK) {
+        memcpy(copy, e, n * sizeof *e);
+        for (size_t i = 0; i < n; i++)
+            e[i] = copy[a[i].val];
+    }
+    free(a);
+    free(copy);
+    return st == RF_OK ? 0 : rfi_engine_status(err, st);
+}
+
+/* End of adding: spilled gathers spill what is left; in-memory ones are
+ * ordered once. */
+static int finish(rf_engine_gather *g, rf_engine_error *err)
+{
+    if (g->failed)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
+    if (g->finished)
+        return 0;
+    g->finished = 1;
+    if (!parts_in_order(g))
+        return bad_packets(err);
+    if (g->root)
+        return (g->held_records > 0 && spill(g, err) != 0) || close_files(g, g->root, err);
+    size_t n;
+    const unsigned char **e = held_list(g, &n);
+    if (!e)
+        return rfi_engine_nomem(err);
+    for (unsigned p = 0; p < g->parts; p++) { /* the list replaces the parts' lists */
+        free(g->pl[p].e);
+        g->pl[p].e = NULL;
+        g->pl[p].n = g->pl[p].cap = 0;
+    }
+    g->sorted = e;
+    g->nsorted = n;
+    return order_entries(g, e, n, err);
+}
+
+/* What is done with each ordered batch: summed (bytes) or written. */
+struct visit {
+    uint64_t left;          /* records still wanted */
+    uint64_t bytes;         /* summed so far */
+    const rf_engine_sink *sink; /* NULL: sum only */
+};
+
+static int sink_error(int errnum, rf_engine_error *err)
+{
+    return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, errnum);
+}
+
+static int take_batch(struct visit *v, const unsigned char *const *e, size_t n,
+                      rf_engine_error *err)
+{
+    if ((uint64_t)n > v->left)
+        n = (size_t)v->left;
+    if (!v->sink) {
+        for (size_t i = 0; i < n; i++)
+            v->bytes += entry_len(e[i]);
+        v->left -= n;
+        return 0;
+    }
+    const rf_engine_sink *s = v->sink;
+    while (n > 0) {
+        const uint64_t room = s->room(s->ctx);
+        if (room == 0) {
+            v->left = 0; /* the sink has every record it planned */
+            return 0;
+        }
+        const size_t k = room < n ? (size_t)room : n;
+        rf_writer *w = s->writer(s->ctx);
+        for (size_t i = 0; i < k; i++) {
+            /* Entries in keyed order are scattered in memory: every one is a
+             * cache miss, overlapped by asking for those ahead (as
+             * rf_records_write does). */
+            if (i + PREFETCH < k)
+                __builtin_prefetch(e[i + PREFETCH]);
+            rf_writer_put(w, e[i] + RFI_DIST_ENTRY, entry_len(e[i]));
+        }
+        if (w->err)
+            return sink_error(w->err, err);
+        const int adv = s->advance(s->ctx, k);
+        if (adv)
+            return sink_error(adv, err);
+        e += k;
+        n -= k;
+        v->left -= k;
+    }
+    return 0;
+}
+
+/* A bucket file read whole; its entries listed in file order. */
+static int load_bucket(rf_engine_gather *g, const struct bucket *b, unsigned char **data,
+                       const unsigned char ***list, rf_engine_error *err)
+{
+    char name[PATH_MAX];
+    file_name(g, b->id, name);
+    *data = malloc(b->fbytes ? (size_t)b->fbytes : 1);
+    *list = malloc((size_t)b->records * sizeof **list);
+    if (!*data || !*list)
+        return rfi_engine_nomem(err);
+    const int fd = open(name, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return temp_error(g, b->id, errno, err);
+    uint64_t at = 0;
+    while (at < b->fbytes) {
+        const ssize_t r = pread(fd, *data + at, (size_t)(b->fbytes - at), (off_t)at);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            const int e = r < 0 ? errno : EIO;
+            close(fd);
+            return temp_error(g, b->id, e, err);
+        }
+        at += (uint64_t)r;
+    }
+    close(fd);
+    const unsigned char *p = *data;
+    for (uint64_t i = 0; i < b->records; i++) {
+        (*list)[i] = p;
+        p += RFI_DIST_ENTRY + entry_len(p);
+    }
+    return 0;
+}
+
+/* A bucket too large for the budget, cut by its keys into a set of its own,
+ * reading its file a piece of about half the budget at a time. */
+static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
+                        rf_engine_error *err)
+{
+    struct bucket *b = &s->b[bi];
+    struct spill_set *c = new_set(bucket_low(s->lo, s->hi, bi), bucket_high(s->lo, s->hi, bi));
+    char name[PATH_MAX];
+    size_t cap = g->budget / 2 > MIN_ORDER ? (size_t)(g->budget / 2) : (size_t)MIN_ORDER;
+    unsigned char *buf = malloc(cap);
+    const unsigned char **list = NULL;
+    size_t list_cap = 0, have = 0;
+    int status = 1, fd = -1;
+    if (!c || !buf) {
+        rfi_engine_nomem(err);
+        goto done;
+    }
+    file_name(g, b->id, name);
+    if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
+        temp_error(g, b->id, errno, err);
+        goto done;
+    }
+    for (uint64_t at = 0; at < b->fbytes || have > 0;) {
+        const size_t want = b->fbytes - at < cap - have ? (size_t)(b->fbytes - at) : cap - have;
+        const ssize_t r = want ? pread(fd, buf + have, want, (off_t)at) : 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 || (r == 0 && want > 0)) {
+            temp_error(g, b->id, r < 0 ? errno : EIO, err);
+            goto done;
+        }
+        at += (uint64_t)r;
+        have += (size_t)r;
+        /* the whole entries in buf[0..have) */
+        size_t n = 0, used = 0;
+        while (have - used >= RFI_DIST_ENTRY &&
+               have - used - RFI_DIST_ENTRY >= entry_len(buf + used)) {
+            if (n == list_cap) {
+                list_cap = list_cap ? list_cap * 2 : 4096;
+                const unsigned char **nl = realloc(list, list_cap * sizeof *nl);
+                if (!nl) {
+                    rfi_engine_nomem(err);
+                    goto done;
+                }
+                list = nl;
+            }
+            list[n++] = buf + used;
+            used += RFI_DIST_ENTRY + entry_len(buf + used);
+        }
+        if (n > 0 && spill_into(g, c, list, n, err) != 0)
+            goto done;
+        memmove(buf, buf + used, have - used);
+        have -= used;
+        if (at >= b->fbytes && n == 0 && have > 0) {
+            temp_error(g, b->id, EIO, err); /* a truncated file */
+            goto done;
+        }
+        if (n == 0 && have > 0) { /* an entry larger than the buffer */
+            const size_t need = have >= RFI_DIST_ENTRY ? RFI_DIST_ENTRY + entry_len(buf) : cap * 2;
+            unsigned char *nb = realloc(buf, need > cap ? need : cap * 2);
+            if (!nb) {
+                rfi_engine_nomem(err);
+                goto done;
+            }
+            buf = nb;
+            cap = need > cap ? need : cap * 2;
+        }
+    }
+    if (close_files(g, c, err) != 0)
+        goto done;
+    b->child = c;
+    c = NULL;
+    unlink(name); /* its entries are in the child's files now */
+    status = 0;
+done:
+    if (fd >= 0)
+        close(fd);
+    free_set(c);
+    free(buf);
+    free(list);
+    return status;
+}
+
+static int visit_set(rf_engine_gather *g, struct spill_set *s, struct visit *v,
+                     rf_engine_error *err);
+
+static int visit_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi, struct visit *v,
+                        rf_engine_error *err)
+{
+    struct bucket *b = &s->b[bi];
+    if (b->records == 0 || v->left == 0)
+        return 0;
+    if (!v->sink && b->records <= v->left && !b->child) {
+        v->bytes += b->bytes; /* whole: no need to order it */
+        v->left -= b->records;
+        return 0;
+    }
+    const uint64_t lo = bucket_low(s->lo, s->hi, bi), hi = bucket_high(s->lo, s->hi, bi);
+    if (!b->child && b->fbytes + PER_RECORD * b->records > g->budget && b->fbytes > MIN_ORDER &&
+        b->records > 1 && lo < hi && split_bucket(g, s, bi, err) != 0)
+        return 1;
+    if (b->child)
+        return visit_set(g, b->child, v, err);
+    unsigned char *data = NULL;
+    const unsigned char **list = NULL;
+    int status = load_bucket(g, b, &data, &list, err) ||
+                 order_entries(g, list, (size_t)b->records, err) ||
+                 take_batch(v, list, (size_t)b->records, err);
+    free(data);
+    free(list);
+    return status;
+}
+
+static int visit_set(rf_engine_gather *g, struct spill_set *s, struct visit *v,
+                     rf_engine_error *err)
+{
+    for (unsigned b = 0; b < NB && v->left > 0; b++)
+        if (visit_bucket(g, s, b, v, err) != 0)
+            return 1;
+    return 0;
+}
+
+static int visit_all(rf_engine_gather *g, struct visit *v, rf_engine_error *err)
+{
+    if (finish(g, err) != 0)
+        return 1;
+    if (g->root)
+        return visit_set(g, g->root, v, err);
+    return take_batch(v, g->sorted, (size_t)g->nsorted, err);
+}
+
+rf_status rf_engine_gather_bytes(rf_engine_gather *g, uint64_t k, uint64_t *bytes,
+                                 rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!g || !bytes)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    struct visit v = {k, 0, NULL};
+    if (visit_all(g, &v, err) != 0)
+        return failed(g, err);
+    *bytes = v.bytes;
+    return RF_OK;
+}
+
+rf_status rf_engine_gather_write(rf_engine_gather *g, uint64_t count, const rf_engine_sink *sink,
+                                 rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!g || !sink || !sink->begin || !sink->writer || !sink->room || !sink->advance)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    if (finish(g, err) != 0)
+        return failed(g, err);
+    const uint64_t k = count < g->records ? count : g->records;
+    const int r = sink->begin(sink->ctx, "", 0, k);
+    if (r)
+        return sink_error(r, err), err->status;
+    struct visit v = {k, 0, sink};
+    if (visit_all(g, &v, err) != 0)
+        return err->op == RF_ENGINE_OP_OUTPUT ? err->status : failed(g, err);
+    return RF_OK;
+}

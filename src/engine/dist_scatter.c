@@ -1,0 +1,235 @@
+/* dist_scatter.c -- one part's records keyed and packed for their owners
+ * (riffle_engine.h, "Distributed runs").
+ *
+ * The part is a contiguous run of records of the logical stream
+ * (dist_view.c); record first + j gets key k_(first + j) of the keyed
+ * stream, so a part needs no other part's keys -- only how many records
+ * come before it.  Each round walks records in order and appends each as an
+ * entry (key, number, length, bytes) to its owner's frame, until one no
+ * longer fits `room`; each owner thus receives its records in increasing
+ * number order, which the gather relies on for ties. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist_internal.h"
+#include "engine_internal.h"
+
+/* Keys drawn at a time. */
+#define KEY_BATCH 512
+
+struct owner_buf {
+    unsigned char *p;
+    size_t len, cap;
+    uint64_t records;
+};
+
+struct rf_engine_scatter {
+    struct dist_view v;
+    rf_engine_error open_err; /* the view's error slot between calls */
+    rf_keyed_order order;
+    rf_keyed_stream ks;
+    unsigned part, parts, owners;
+    uint64_t pos, end;         /* the next record's logical offset; the part's end */
+    size_t seg;                /* the segment holding pos */
+    uint64_t number;           /* the next record's global number */
+    uint64_t handed, total;    /* records */
+    uint64_t keys[KEY_BATCH];
+    size_t kpos, kn;
+    struct owner_buf *out;
+    int checked;
+};
+
+uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *total)
+{
+    if (total)
+        *total = s->total;
+    return s->handed;
+}
+
+void rf_engine_scatter_close(rf_engine_scatter *s)
+{
+    if (!s)
+        return;
+    rfi_dist_view_close(&s->v);
+    if (s->out)
+        for (unsigned d = 0; d < s->owners; d++)
+            free(s->out[d].p);
+    free(s->out);
+    /* the generator's state and the order's keys */
+    memset(&s->ks, 0, sizeof s->ks);
+    memset(&s->order, 0, sizeof s->order);
+    free(s);
+}
+
+rf_status rf_engine_scatter_open(rf_engine_scatter **sp, const rf_engine_options *o,
+                                 const rf_engine_input *in, size_t n, unsigned part,
+                                 unsigned parts, uint64_t first, unsigned owners,
+                                 rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!sp || rfi_dist_usable(o, in, n, err) != 0 || parts == 0 || part >= parts ||
+        owners == 0)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), err->status;
+    *sp = NULL;
+    rf_engine_scatter *s = calloc(1, sizeof *s);
+    if (!s || !(s->out = calloc(owners, sizeof *s->out))) {
+        free(s);
+        return rfi_engine_nomem(err), err->status;
+    }
+    s->part = part;
+    s->parts = parts;
+    s->owners = owners;
+    s->number = first;
+    rf_status st = rf_keyed_order_init(&s->order, o->rng, o->key);
+    if (st == RF_OK)
+        st = rf_keyed_stream_init(&s->ks, &s->order, first);
+    if (st != RF_OK) {
+        rfi_engine_status(err, st);
+        rf_engine_scatter_close(s);
+        return st;
+    }
+    if (rfi_dist_view_open(&s->v, o, in, n, err) != 0) {
+        rf_engine_scatter_close(s);
+        return err->status;
+    }
+    rfi_dist_part_range(&s->v, part, parts, &s->pos, &s->end);
+    s->total = rfi_dist_count(&s->v, s->pos, s->end);
+    s->seg = s->pos < s->end ? rfi_dist_seg_of(&s->v, s->pos) : 0;
+    s->v.err = &s->open_err;
+    *sp = s;
+    return RF_OK;
+}
+
+/* The key of the record at s->pos, drawn in batches. */
+static rf_status peek_key(rf_engine_scatter *s, uint64_t *key)
+{
+    if (s->kpos == s->kn) {
+        const uint64_t left = s->total - s->handed;
+        s->kn = left < KEY_BATCH ? (size_t)left : KEY_BATCH;
+        s->kpos = 0;
+        rf_keyed batch[KEY_BATCH];
+        const rf_status st = rf_keyed_stream_fill(&s->ks, batch, s->kn);
+        if (st != RF_OK)
+            return st;
+        for (size_t i = 0; i < s->kn; i++)
+            s->keys[i] = batch[i].key;
+    }
+    *key = s->keys[s->kpos];
+    return RF_OK;
+}
+
+/* The record at s->pos: its bytes in the segment (*len of them) and
+ * whether its delimiter is the one added after the segment. */
+static const unsigned char *record_at(rf_engine_scatter *s, size_t *len, int *added)
+{
+    const struct dist_view *v = &s->v;
+    const struct dist_seg *g = &v->seg[s->seg];
+    while (s->pos >= g->at + g->size + (uint64_t)g->extra)
+        g = &v->seg[++s->seg];
+    const uint64_t off = s->pos - g->at;
+    const unsigned char *p = g->p + off;
+    const unsigned char *q = memchr(p, v->delim, (size_t)(g->size - off));
+    *added = q == NULL;
+    *len = q ? (size_t)(q - p) + 1 : (size_t)(g->size - off);
+    return p;
+}
+
+static int reserve(struct owner_buf *b, size_t more)
+{
+    if (b->cap - b->len >= more)
+        return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap - b->len < more)
+        cap *= 2;
+    unsigned char *p = realloc(b->p, cap);
+    if (!p)
+        return 1;
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static void finish_frame(const rf_engine_scatter *s, unsigned d, struct owner_buf *b)
+{
+    if (b->len == 0)
+        return;
+    memcpy(b->p, RFI_DIST_MAGIC, 4);
+    rfi_put_u32(b->p + 4, RFI_DIST_VERSION);
+    rfi_put_u32(b->p + 8, s->part);
+    rfi_put_u32(b->p + 12, s->parts);
+    rfi_put_u32(b->p + 16, d);
+    rfi_put_u32(b->p + 20, s->owners);
+    rfi_put_u64(b->p + 24, b->records);
+    rfi_put_u64(b->p + 32, (uint64_t)(b->len - RFI_DIST_FRAME));
+}
+
+/* Append the record at s->pos to its owner's frame, if it fits in room
+ * (or the frame is empty).  Returns 1 if appended, 0 if the round is full,
+ * -1 with the error recorded. */
+static int take_one(rf_engine_scatter *s, size_t room, rf_engine_error *err)
+{
+    uint64_t key;
+    const rf_status st = peek_key(s, &key);
+    if (st != RF_OK)
+        return rfi_engine_status(err, st), -1;
+    size_t len;
+    int added;
+    const unsigned char *rec = record_at(s, &len, &added);
+    const size_t entry = RFI_DIST_ENTRY + len + (size_t)added;
+    const unsigned d = rf_engine_owner(key, s->owners);
+    struct owner_buf *b = &s->out[d];
+    if (b->len > 0 && (b->len + entry > room || b->len + entry < b->len))
+        return 0;
+    if (reserve(b, (b->len ? 0 : RFI_DIST_FRAME) + entry) != 0)
+        return rfi_engine_nomem(err), -1;
+    if (b->len == 0)
+        b->len = RFI_DIST_FRAME;
+    unsigned char *e = b->p + b->len;
+    rfi_put_u64(e, key);
+    rfi_put_u64(e + 8, s->number);
+    rfi_put_u64(e + 16, (uint64_t)(len + (size_t)added));
+    memcpy(e + RFI_DIST_ENTRY, rec, len);
+    if (added)
+        e[RFI_DIST_ENTRY + len] = s->v.delim;
+    b->len += entry;
+    b->records++;
+    s->pos += len + (size_t)added;
+    s->number++;
+    s->handed++;
+    s->kpos++;
+    return 1;
+}
+
+rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room, const void **out,
+                                 size_t *len, int *done, rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!s || !out || !len || !done)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    for (unsigned d = 0; d < s->owners; d++)
+        s->out[d].len = 0, s->out[d].records = 0;
+    while (s->handed < s->total) {
+        const int r = take_one(s, room, err);
+        if (r < 0)
+            return err->status;
+        if (r == 0)
+            break;
+    }
+    for (unsigned d = 0; d < s->owners; d++) {
+        finish_frame(s, d, &s->out[d]);
+        out[d] = s->out[d].p;
+        len[d] = s->out[d].len;
+    }
+    *done = s->handed == s->total;
+    if (*done && !s->checked) {
+        s->checked = 1;
+        s->v.err = err;
+        const int changed = rfi_dist_view_check(&s->v);
+        s->v.err = &s->open_err;
+        if (changed)
+            return err->status;
+    }
+    return RF_OK;
+}

@@ -1,0 +1,268 @@
+#!/usr/bin/env bats
+# riffle scatter / riffle gather: the file transport of a distributed run.
+# The gathers' outputs concatenated in task order must be `riffle --seed`'s
+# bytes, for P = 1, 2, 3, 5 tasks run one after another and at the same time,
+# with -z, --header, several files and empty input; a task run twice writes
+# the same bytes; errors are clear, exit non-zero and leave nothing behind.
+
+setup() {
+    : "${RIFFLE:=${BUILD:-build}/riffle}"
+    export LC_ALL=C
+    T="$BATS_TEST_TMPDIR"
+}
+
+# The three steps one task after another: dist DIR P [options] -- FILE...
+# (options go to every step; --seed=3 unless given).  Output in DIR/out.
+dist() {
+    local dir=$1 p=$2; shift 2
+    local opts=() files=()
+    while [ "$1" != -- ]; do opts+=("$1"); shift; done
+    shift
+    files=("$@")
+    mkdir -p "$dir"
+    local i
+    for ((i = 0; i < p; i++)); do
+        "$RIFFLE" scatter --count --task=$i --tasks="$p" --dir="$dir" "${opts[@]}" "${files[@]}"
+    done
+    for ((i = 0; i < p; i++)); do
+        "$RIFFLE" scatter --task=$i --tasks="$p" --dir="$dir" --seed=3 "${opts[@]}" "${files[@]}"
+    done
+    : > "$dir/out"
+    for ((i = 0; i < p; i++)); do
+        "$RIFFLE" gather --task=$i --tasks="$p" --dir="$dir" --seed=3 --memory=64K \
+            -o "$dir/part.$i"
+        cat "$dir/part.$i" >> "$dir/out"
+    done
+}
+
+# The same with every task of a step started at once (background jobs,
+# waited for; a step starts when the previous one has ended).
+dist_parallel() {
+    local dir=$1 p=$2; shift 2
+    local files=("$@") pids=() i
+    mkdir -p "$dir"
+    for ((i = 0; i < p; i++)); do
+        "$RIFFLE" scatter --count --task=$i --tasks="$p" --dir="$dir" "${files[@]}" & pids+=($!)
+    done
+    for i in "${pids[@]}"; do wait "$i"; done
+    pids=()
+    for ((i = 0; i < p; i++)); do
+        "$RIFFLE" scatter --task=$i --tasks="$p" --dir="$dir" --seed=3 "${files[@]}" & pids+=($!)
+    done
+    for i in "${pids[@]}"; do wait "$i"; done
+    pids=()
+    for ((i = 0; i < p; i++)); do
+        "$RIFFLE" gather --task=$i --tasks="$p" --dir="$dir" --seed=3 -o "$dir/part.$i" &
+        pids+=($!)
+    done
+    for i in "${pids[@]}"; do wait "$i"; done
+    : > "$dir/out"
+    for ((i = 0; i < p; i++)); do cat "$dir/part.$i" >> "$dir/out"; done
+}
+
+# Only the files the transport names are in DIR (no temporary left).
+only_transport_files() {
+    local dir=$1
+    ! ls -A "$dir" | grep -Ev '^(count\.[0-9]+|[0-9]+\.to\.[0-9]+|header|out|part\.[0-9]+)$'
+}
+
+@test "--help of both commands" {
+    run "$RIFFLE" scatter --help
+    [ "$status" -eq 0 ]
+    [[ "${lines[0]}" == "Usage: riffle scatter --count"* ]]
+    run "$RIFFLE" gather --help
+    [ "$status" -eq 0 ]
+    [[ "${lines[0]}" == "Usage: riffle gather --task=J"* ]]
+    run "$RIFFLE" --help
+    [[ "$output" == *scatter* && "$output" == *gather* ]]
+}
+
+@test "P = 1, 2, 3, 5 one after another equal riffle --seed" {
+    seq 1 5000 > "$T/a"
+    "$RIFFLE" --seed=3 "$T/a" > "$T/want"
+    for p in 1 2 3 5; do
+        dist "$T/d$p" $p -- "$T/a"
+        cmp "$T/d$p/out" "$T/want"
+        only_transport_files "$T/d$p"
+    done
+}
+
+@test "P = 1, 2, 3, 5 in parallel equal riffle --seed" {
+    seq 1 20000 | sed 's/$/ some text/' > "$T/a"
+    "$RIFFLE" --seed=3 "$T/a" > "$T/want"
+    for p in 1 2 3 5; do
+        dist_parallel "$T/d$p" $p "$T/a"
+        cmp "$T/d$p/out" "$T/want"
+        only_transport_files "$T/d$p"
+    done
+}
+
+@test "several files, one unterminated, --header and -z" {
+    seq 1 300 > "$T/a"
+    printf 'x\ny\nno end' > "$T/b"
+    : > "$T/empty"
+    seq 1000 1100 > "$T/c"
+    "$RIFFLE" --seed=3 --header=2 "$T/a" "$T/b" "$T/empty" "$T/c" > "$T/want"
+    dist "$T/d" 3 --header=2 -- "$T/a" "$T/b" "$T/empty" "$T/c"
+    cmp "$T/d/out" "$T/want"
+    seq 1 700 | tr '\n' '\0' > "$T/z"
+    "$RIFFLE" --seed=3 -z --header=1 "$T/z" > "$T/wantz"
+    dist "$T/dz" 5 -z --header=1 -- "$T/z"
+    cmp "$T/dz/out" "$T/wantz"
+}
+
+@test "empty input and fewer records than tasks" {
+    : > "$T/empty"
+    dist "$T/d" 3 -- "$T/empty"
+    [ ! -s "$T/d/out" ]
+    printf 'one\ntwo\n' > "$T/two"
+    "$RIFFLE" --seed=3 "$T/two" > "$T/want"
+    dist "$T/d2" 5 -- "$T/two"
+    cmp "$T/d2/out" "$T/want"
+}
+
+@test "other generators and --random-source" {
+    seq 1 999 > "$T/a"
+    head -c 32 /dev/zero | tr '\0' 'k' > "$T/key"
+    "$RIFFLE" --random-source="$T/key" --rng=pcg64 "$T/a" > "$T/want"
+    mkdir "$T/d"
+    for i in 0 1; do "$RIFFLE" scatter --count --task=$i --tasks=2 --dir="$T/d" "$T/a"; done
+    for i in 0 1; do
+        "$RIFFLE" scatter --task=$i --tasks=2 --dir="$T/d" --random-source="$T/key" \
+            --rng=pcg64 "$T/a"
+    done
+    for i in 0 1; do
+        "$RIFFLE" gather --task=$i --tasks=2 --dir="$T/d" --random-source="$T/key" --rng=pcg64
+    done > "$T/out"
+    cmp "$T/out" "$T/want"
+}
+
+@test "a task run twice writes the same bytes" {
+    seq 1 3000 > "$T/a"
+    dist "$T/d" 3 -- "$T/a"
+    cp "$T/d/1.to.0" "$T/d/1.to.2" "$T/d/count.1" "$T/d/part.1" "$T"/
+    "$RIFFLE" scatter --count --task=1 --tasks=3 --dir="$T/d" "$T/a"
+    "$RIFFLE" scatter --task=1 --tasks=3 --dir="$T/d" --seed=3 "$T/a"
+    "$RIFFLE" gather --task=1 --tasks=3 --dir="$T/d" --seed=3 -o "$T/d/part.1"
+    cmp "$T/d/1.to.0" "$T/1.to.0"
+    cmp "$T/d/1.to.2" "$T/1.to.2"
+    cmp "$T/d/count.1" "$T/count.1"
+    cmp "$T/d/part.1" "$T/part.1"
+    only_transport_files "$T/d"
+}
+
+@test "gather spills under a small --memory into -T, and cleans up" {
+    seq 1 50000 > "$T/a"
+    "$RIFFLE" --seed=3 "$T/a" > "$T/want"
+    mkdir "$T/d" "$T/tmp"
+    for i in 0 1; do "$RIFFLE" scatter --count --task=$i --tasks=2 --dir="$T/d" "$T/a"; done
+    for i in 0 1; do "$RIFFLE" scatter --task=$i --tasks=2 --dir="$T/d" --seed=3 "$T/a"; done
+    for i in 0 1; do
+        "$RIFFLE" gather --task=$i --tasks=2 --dir="$T/d" --seed=3 --memory=16K -T "$T/tmp"
+    done > "$T/out"
+    cmp "$T/out" "$T/want"
+    [ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "a missing count file: named, non-zero exit, nothing written" {
+    seq 1 100 > "$T/a"
+    mkdir "$T/d"
+    "$RIFFLE" scatter --count --task=0 --tasks=3 --dir="$T/d" "$T/a"
+    run "$RIFFLE" scatter --task=2 --tasks=3 --dir="$T/d" --seed=3 "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"$T/d/count.1: No such file or directory"* ]]
+    [[ "$output" == *"--count --task=1"* ]]
+    [ "$(ls -A "$T/d")" = count.0 ]
+}
+
+@test "a missing packet file or header: named, non-zero exit, no output" {
+    seq 1 100 > "$T/a"
+    dist "$T/d" 2 -- "$T/a"
+    rm "$T/d/1.to.0"
+    run "$RIFFLE" gather --task=0 --tasks=2 --dir="$T/d" --seed=3 -o "$T/o"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"$T/d/1.to.0: No such file or directory"* ]]
+    [ ! -e "$T/o" ]
+    dist "$T/e" 2 -- "$T/a"
+    rm "$T/e/header"
+    run "$RIFFLE" gather --task=0 --tasks=2 --dir="$T/e" --seed=3 -o "$T/o"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"$T/e/header"* ]]
+    [ ! -e "$T/o" ]
+    only_transport_files "$T/d"
+    only_transport_files "$T/e"
+}
+
+@test "packets of another run are refused" {
+    seq 1 100 > "$T/a"
+    dist "$T/d" 2 -- "$T/a"
+    cp "$T/d/0.to.1" "$T/d/0.to.0"
+    run "$RIFFLE" gather --task=0 --tasks=2 --dir="$T/d" --seed=3
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"0.to.0: not packets of task 0 for task 0 of 2"* ]]
+}
+
+@test "an input changed since counting is found" {
+    seq 1 100 > "$T/a"
+    mkdir "$T/d"
+    "$RIFFLE" scatter --count --task=0 --tasks=2 --dir="$T/d" "$T/a"
+    "$RIFFLE" scatter --count --task=1 --tasks=2 --dir="$T/d" "$T/a"
+    seq 1 90 > "$T/a"
+    run "$RIFFLE" scatter --task=1 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"the input changed since it was counted"* ]]
+    [ "$(ls -A "$T/d" | tr '\n' ' ')" = "count.0 count.1 " ]
+}
+
+@test "bad --task, --tasks, missing options, missing --seed: usage errors" {
+    seq 1 10 > "$T/a"
+    mkdir "$T/d"
+    run "$RIFFLE" scatter --count --task=3 --tasks=3 --dir="$T/d" "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"invalid task number 3: tasks are numbered 0 to 2"* ]]
+    run "$RIFFLE" scatter --count --task=x --tasks=3 --dir="$T/d" "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"invalid task number 'x'"* ]]
+    run "$RIFFLE" gather --task=0 --tasks=0 --dir="$T/d" --seed=1
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"invalid task count 0"* ]]
+    run "$RIFFLE" scatter --count --tasks=3 --dir="$T/d" "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"--task, --tasks and --dir are required"* ]]
+    run "$RIFFLE" scatter --task=0 --tasks=1 --dir="$T/d" "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"--seed or --random-source is required"* ]]
+    run "$RIFFLE" gather --task=0 --tasks=1 --dir="$T/d"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"--seed or --random-source is required"* ]]
+    run "$RIFFLE" gather --task=0 --tasks=1 --dir="$T/d" --seed=1 -T "$T/nope"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"cannot use temporary directory"* ]]
+    run "$RIFFLE" gather --task=0 --tasks=1 --dir="$T/d" --seed=1 --memory=lots
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"invalid memory size 'lots'"* ]]
+    run "$RIFFLE" gather --task=0 --tasks=1 --dir="$T/d" --seed=1 --threads=-1
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"invalid thread count '-1'"* ]]
+    [ -z "$(ls -A "$T/d")" ]
+}
+
+@test "a missing input: named, non-zero exit, nothing written" {
+    mkdir "$T/d"
+    run "$RIFFLE" scatter --count --task=0 --tasks=2 --dir="$T/d" "$T/nope"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"$T/nope: No such file or directory"* ]]
+    printf '0\n' > "$T/d/count.0"
+    run "$RIFFLE" scatter --task=1 --tasks=2 --dir="$T/d" --seed=1 "$T/nope"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"$T/nope: No such file or directory"* ]]
+    [ "$(ls -A "$T/d")" = count.0 ]
+}
+
+@test "a directory that does not exist: no file anywhere" {
+    seq 1 10 > "$T/a"
+    run "$RIFFLE" scatter --count --task=0 --tasks=1 --dir="$T/nodir" "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"$T/nodir/count.0: No such file or directory"* ]]
+    [ ! -e "$T/nodir" ]
+}

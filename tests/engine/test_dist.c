@@ -1,0 +1,970 @@
+/* Distributed runs (riffle_engine.h, "Distributed runs") through the public
+ * headers only: a run cut into P parts scattered to Q owners, the owners'
+ * outputs concatenated in order after the header, must be rf_engine_shuffle's
+ * bytes for the same options -- for P, Q = 1..7, tiny rounds (many of them),
+ * budgets so small that every packet spills, several inputs, '\n' and '\0',
+ * headers, unterminated last records, empty inputs, fewer records than
+ * parts, a record longer than a part and than a round, and packets fed to
+ * the gathers in several interleavings.  Also: rf_engine_gather_bytes
+ * against what _write writes, a count, ties (frames built by hand from the
+ * documented wire format, against rf_keyed_sort), the owner function, and
+ * the error paths, none of which may leave a temporary file. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "riffle.h"
+#include "riffle_engine.h"
+#include "riffle_io.h"
+
+#define KIB ((uint64_t)1024)
+#define MIB (KIB * 1024)
+
+/* ------------------------------------------------------------------------ */
+/* Byte buffers, a test generator, memfd sinks                              */
+
+typedef struct buf {
+    unsigned char *p;
+    size_t len, cap;
+} buf;
+
+static void buf_put(buf *b, const void *p, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n)
+            cap *= 2;
+        b->p = realloc(b->p, cap);
+        assert_non_null(b->p);
+        b->cap = cap;
+    }
+    if (n)
+        memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+
+static void buf_free(buf *b)
+{
+    free(b->p);
+    memset(b, 0, sizeof *b);
+}
+
+static void assert_same(const buf *got, const buf *want)
+{
+    if (got->len != want->len)
+        fail_msg("length %zu, want %zu", got->len, want->len);
+    for (size_t i = 0; i < got->len; i++)
+        if (got->p[i] != want->p[i])
+            fail_msg("first difference at byte %zu of %zu", i, got->len);
+}
+
+static uint64_t mix_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* n records of 0..maxlen random letters, each ended by delim except the
+ * last when `unterminated`. */
+static void gen(buf *b, uint64_t *s, size_t n, size_t maxlen, unsigned char delim,
+                int unterminated)
+{
+    for (size_t i = 0; i < n; i++) {
+        const size_t len = (size_t)(mix_next(s) % (maxlen + 1));
+        for (size_t j = 0; j < len; j++) {
+            const unsigned char c = (unsigned char)('a' + mix_next(s) % 26);
+            buf_put(b, &c, 1);
+        }
+        if (i + 1 < n || !unterminated)
+            buf_put(b, &delim, 1);
+    }
+}
+
+static void read_fd(int fd, buf *out)
+{
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    unsigned char tmp[65536];
+    ssize_t got;
+    while ((got = read(fd, tmp, sizeof tmp)) > 0)
+        buf_put(out, tmp, (size_t)got);
+    assert_true(got == 0);
+}
+
+static void options(rf_engine_options *o, uint64_t seed, unsigned char delim, uint64_t header,
+                    uint64_t memory, const char *tmpdir)
+{
+    rf_engine_options_init(o);
+    assert_int_equal(rf_seed_u64(o->key, seed), RF_OK);
+    o->delim = delim;
+    o->header = header;
+    o->memory = memory;
+    o->tmpdir = tmpdir;
+    o->threads = 2;
+}
+
+static void reference(const rf_engine_options *o, const rf_engine_input *in, size_t n,
+                      uint64_t count, buf *out)
+{
+    rf_engine_options c = *o;
+    c.count = count;
+    c.memory = 64 * MIB;
+    const int fd = memfd_create("riffle-test-ref", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    unsigned char wb[65536];
+    rf_fd_sink s;
+    rf_fd_sink_init(&s, fd, wb, sizeof wb);
+    rf_engine_error e;
+    assert_int_equal(rf_engine_shuffle(&c, in, n, &s.sink, &e), RF_OK);
+    assert_int_equal(rf_fd_sink_flush(&s), 0);
+    read_fd(fd, out);
+    close(fd);
+}
+
+/* A fresh temporary directory for a test's spills. */
+static void fresh_dir(char *dir, size_t len)
+{
+    const char *t = getenv("TMPDIR");
+    snprintf(dir, len, "%s/riffle-test-dist-XXXXXX", t && *t ? t : "/tmp");
+    assert_non_null(mkdtemp(dir));
+}
+
+static int dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* ------------------------------------------------------------------------ */
+/* A distributed run in one process                                         */
+
+/* The packets of one (part, owner): the rounds, as copies. */
+typedef struct rounds {
+    buf *r;
+    size_t n, cap;
+} rounds;
+
+static void rounds_put(rounds *x, const void *p, size_t len)
+{
+    if (x->n == x->cap) {
+        x->cap = x->cap ? 2 * x->cap : 8;
+        x->r = realloc(x->r, x->cap * sizeof *x->r);
+        assert_non_null(x->r);
+    }
+    x->r[x->n] = (buf){0};
+    buf_put(&x->r[x->n++], p, len);
+}
+
+static void rounds_free(rounds *x)
+{
+    for (size_t i = 0; i < x->n; i++)
+        buf_free(&x->r[i]);
+    free(x->r);
+}
+
+/* Every part scattered: pk[p * q + d] the rounds of part p for owner d.
+ * Checks the counts against what the scatters hand out. */
+static void scatter_all(const rf_engine_options *o, const rf_engine_input *in, size_t n,
+                        unsigned parts, unsigned owners, size_t room, rounds *pk,
+                        uint64_t *records, uint64_t *bytes)
+{
+    uint64_t first = 0, total_bytes = 0;
+    for (unsigned p = 0; p < parts; p++) {
+        uint64_t count, b;
+        rf_engine_error e;
+        assert_int_equal(rf_engine_part_count(o, in, n, p, parts, &count, &b, &e), RF_OK);
+        rf_engine_scatter *s;
+        assert_int_equal(rf_engine_scatter_open(&s, o, in, n, p, parts, first, owners, &e), RF_OK);
+        const void **out = calloc(owners, sizeof *out);
+        size_t *len = calloc(owners, sizeof *len);
+        assert_true(out && len);
+        int done = 0, rounds_seen = 0;
+        while (!done) {
+            assert_int_equal(rf_engine_scatter_next(s, room, out, len, &done, &e), RF_OK);
+            rounds_seen++;
+            for (unsigned d = 0; d < owners; d++)
+                if (len[d])
+                    rounds_put(&pk[p * owners + d], out[d], len[d]);
+        }
+        /* after the end: empty rounds */
+        assert_int_equal(rf_engine_scatter_next(s, room, out, len, &done, &e), RF_OK);
+        assert_int_equal(done, 1);
+        for (unsigned d = 0; d < owners; d++)
+            assert_int_equal(len[d], 0);
+        uint64_t total;
+        assert_int_equal(rf_engine_scatter_records(s, &total), count);
+        assert_int_equal(total, count);
+        rf_engine_scatter_close(s);
+        free(out);
+        free(len);
+        first += count;
+        total_bytes += b;
+        (void)rounds_seen;
+    }
+    *records = first;
+    *bytes = total_bytes;
+}
+
+enum feed { PART_MAJOR, ROUND_ROBIN, REVERSE, SHUFFLED, WHOLE_PARTS, FEEDS };
+
+/* Owner d's packets to g in one of the feeds; every part's rounds in order. */
+static void feed(rf_engine_gather *g, rounds *pk, unsigned parts, unsigned owners, unsigned d,
+                 enum feed f, uint64_t *seed)
+{
+    rf_engine_error e;
+    size_t *next = calloc(parts, sizeof *next);
+    assert_non_null(next);
+    if (f == PART_MAJOR || f == WHOLE_PARTS) {
+        for (unsigned p = 0; p < parts; p++) {
+            rounds *x = &pk[p * owners + d];
+            if (f == WHOLE_PARTS) { /* a file of all its rounds, added at once */
+                buf all = {0};
+                for (size_t i = 0; i < x->n; i++)
+                    buf_put(&all, x->r[i].p, x->r[i].len);
+                assert_int_equal(rf_engine_gather_add(g, p, all.p, all.len, &e), RF_OK);
+                buf_free(&all);
+                continue;
+            }
+            for (size_t i = 0; i < x->n; i++)
+                assert_int_equal(rf_engine_gather_add(g, p, x->r[i].p, x->r[i].len, &e), RF_OK);
+        }
+        free(next);
+        return;
+    }
+    for (;;) {
+        unsigned live = 0;
+        for (unsigned p = 0; p < parts; p++)
+            live += next[p] < pk[p * owners + d].n;
+        if (live == 0)
+            break;
+        for (unsigned i = 0; i < parts; i++) {
+            unsigned p = f == REVERSE ? parts - 1 - i : i;
+            if (f == SHUFFLED)
+                p = (unsigned)(mix_next(seed) % parts);
+            rounds *x = &pk[p * owners + d];
+            if (next[p] < x->n) {
+                const buf *r = &x->r[next[p]++];
+                assert_int_equal(rf_engine_gather_add(g, p, r->p, r->len, &e), RF_OK);
+            }
+        }
+    }
+    free(next);
+}
+
+static void gather_out(rf_engine_gather *g, uint64_t count, buf *out)
+{
+    const int fd = memfd_create("riffle-test-owner", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    unsigned char wb[4096];
+    rf_fd_sink s;
+    rf_fd_sink_init(&s, fd, wb, sizeof wb);
+    rf_engine_error e;
+    assert_int_equal(rf_engine_gather_write(g, count, &s.sink, &e), RF_OK);
+    assert_int_equal(rf_fd_sink_flush(&s), 0);
+    read_fd(fd, out);
+    close(fd);
+}
+
+/* The whole run: header, then each owner's first records until `count`. */
+static void dist_run(const rf_engine_options *o, const rf_engine_input *in, size_t n,
+                     unsigned parts, unsigned owners, size_t room, enum feed f, uint64_t count,
+                     buf *out)
+{
+    void *hb;
+    size_t hl;
+    rf_engine_error e;
+    assert_int_equal(rf_engine_header(o, in, n, &hb, &hl, &e), RF_OK);
+    buf_put(out, hb, hl);
+    free(hb);
+    rounds *pk = calloc((size_t)parts * owners, sizeof *pk);
+    assert_non_null(pk);
+    uint64_t records, bytes, seed = parts * 31u + owners;
+    scatter_all(o, in, n, parts, owners, room, pk, &records, &bytes);
+    uint64_t left = count, got_records = 0;
+    const size_t before = out->len;
+    for (unsigned d = 0; d < owners; d++) {
+        rf_engine_gather *g;
+        assert_int_equal(rf_engine_gather_open(&g, o, parts, &e), RF_OK);
+        feed(g, pk, parts, owners, d, f, &seed);
+        unsigned owner = 99, of = 99;
+        if (rf_engine_gather_owner(g, &owner, &of)) {
+            assert_int_equal(owner, d);
+            assert_int_equal(of, owners);
+        }
+        const uint64_t mine = rf_engine_gather_records(g);
+        got_records += mine;
+        const uint64_t k = left < mine ? left : mine;
+        uint64_t kb, halfb;
+        assert_int_equal(rf_engine_gather_bytes(g, k, &kb, &e), RF_OK);
+        assert_int_equal(rf_engine_gather_bytes(g, k / 2, &halfb, &e), RF_OK);
+        buf ob = {0}, half = {0};
+        gather_out(g, k, &ob);
+        gather_out(g, k / 2, &half); /* a second write: the same order again */
+        assert_int_equal(ob.len, kb);
+        assert_int_equal(half.len, halfb);
+        assert_true(half.len <= ob.len && (half.len == 0 || memcmp(half.p, ob.p, half.len) == 0));
+        buf_put(out, ob.p, ob.len);
+        buf_free(&ob);
+        buf_free(&half);
+        rf_engine_gather_close(g);
+        left -= k;
+        if (o->tmpdir)
+            assert_int_equal(dir_entries(o->tmpdir), 0);
+    }
+    assert_int_equal(got_records, records);
+    if (count == RF_ENGINE_ALL)
+        assert_int_equal(out->len - before, bytes);
+    for (size_t i = 0; i < (size_t)parts * owners; i++)
+        rounds_free(&pk[i]);
+    free(pk);
+}
+
+/* dist_run against rf_engine_shuffle. */
+static void check_run(const rf_engine_options *o, const rf_engine_input *in, size_t n,
+                      unsigned parts, unsigned owners, size_t room, enum feed f, uint64_t count)
+{
+    buf want = {0}, got = {0};
+    reference(o, in, n, count, &want);
+    dist_run(o, in, n, parts, owners, room, f, count, &got);
+    if (got.len != want.len || (got.len && memcmp(got.p, want.p, got.len) != 0))
+        print_error("P=%u Q=%u room=%zu feed=%d memory=%llu header=%llu delim=%d\n", parts,
+                    owners, room, (int)f, (unsigned long long)o->memory,
+                    (unsigned long long)o->header, o->delim);
+    assert_same(&got, &want);
+    buf_free(&want);
+    buf_free(&got);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Input sets                                                               */
+
+enum { SETS = 6 };
+
+/* Set k of inputs (each a buf; *n of them). */
+static void make_set(int k, unsigned char delim, buf *b, size_t *n)
+{
+    uint64_t s = 1000 + (uint64_t)k;
+    memset(b, 0, 4 * sizeof *b);
+    switch (k) {
+    case 0: /* several inputs, one empty, unterminated ends */
+        gen(&b[0], &s, 40, 12, delim, 1);
+        gen(&b[1], &s, 0, 12, delim, 0);
+        gen(&b[2], &s, 25, 30, delim, 0);
+        gen(&b[3], &s, 7, 5, delim, 1);
+        *n = 4;
+        break;
+    case 1: { /* a record longer than a part and than a round */
+        gen(&b[0], &s, 10, 8, delim, 0);
+        for (int i = 0; i < 3000; i++)
+            buf_put(&b[0], "x", 1);
+        buf_put(&b[0], &delim, 1);
+        gen(&b[0], &s, 10, 8, delim, 1);
+        *n = 1;
+        break;
+    }
+    case 2: /* empty */
+        *n = 1;
+        break;
+    case 3: /* fewer records than parts */
+        gen(&b[0], &s, 2, 3, delim, 0);
+        *n = 1;
+        break;
+    case 4: /* one unterminated record, then empty records only */
+        gen(&b[0], &s, 1, 9, delim, 1);
+        gen(&b[1], &s, 9, 0, delim, 0);
+        *n = 2;
+        break;
+    default: /* many short records */
+        gen(&b[0], &s, 600, 6, delim, 0);
+        *n = 1;
+        break;
+    }
+}
+
+static void set_inputs(const buf *b, size_t n, rf_engine_input *in)
+{
+    for (size_t i = 0; i < n; i++)
+        in[i] = rf_engine_input_bytes(b[i].p, b[i].len, "set");
+}
+
+/* ------------------------------------------------------------------------ */
+/* The tests                                                                */
+
+/* P, Q = 1..7 on every set, both delimiters, with and without a header;
+ * rounds of 64 bytes or 1 MiB, a budget of 1 byte (every frame spills) or
+ * plenty, every feed. */
+static void matrix(void **state)
+{
+    (void)state;
+    char dir[256];
+    fresh_dir(dir, sizeof dir);
+    unsigned run = 0;
+    for (int k = 0; k < SETS; k++) {
+        for (int dl = 0; dl < 2; dl++) {
+            const unsigned char delim = dl ? '\0' : '\n';
+            buf b[4];
+            size_t n;
+            make_set(k, delim, b, &n);
+            rf_engine_input in[4];
+            set_inputs(b, n, in);
+            for (uint64_t header = 0; header <= 2; header += 2) {
+                for (unsigned parts = 1; parts <= 7; parts++) {
+                    for (unsigned owners = 1; owners <= 7; owners++, run++) {
+                        rf_engine_options o;
+                        options(&o, 7 + run % 3, delim, header, run % 4 == 1 ? 1 : 64 * MIB, dir);
+                        const size_t room = run % 3 == 0 ? MIB : 64;
+                        check_run(&o, in, n, parts, owners, room, (enum feed)(run % FEEDS),
+                                  RF_ENGINE_ALL);
+                    }
+                }
+            }
+            for (size_t i = 0; i < 4; i++)
+                buf_free(&b[i]);
+        }
+    }
+    assert_int_equal(dir_entries(dir), 0);
+    rmdir(dir);
+}
+
+/* The first K records of the whole run: the owners' first ones in order. */
+static void counts(void **state)
+{
+    (void)state;
+    buf b[4];
+    size_t n;
+    make_set(5, '\n', b, &n);
+    rf_engine_input in[4];
+    set_inputs(b, n, in);
+    const uint64_t ks[] = {0, 1, 5, 77, 599, 600, 1000};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        rf_engine_options o;
+        options(&o, 3, '\n', 1, i % 2 ? 1 : 64 * MIB, NULL);
+        check_run(&o, in, n, 3, 4, 200, ROUND_ROBIN, ks[i]);
+    }
+    for (size_t i = 0; i < 4; i++)
+        buf_free(&b[i]);
+}
+
+/* Many records, a budget that spills a few times with parts interleaved
+ * (so bucket files hold runs out of number order), other generators. */
+static void many_records(void **state)
+{
+    (void)state;
+    char dir[256];
+    fresh_dir(dir, sizeof dir);
+    buf b = {0};
+    uint64_t s = 5;
+    gen(&b, &s, 200000, 20, '\n', 0);
+    rf_engine_input in = rf_engine_input_bytes(b.p, b.len, "many");
+    const rf_rng_kind kinds[] = {RF_RNG_CHACHA20, RF_RNG_XOSHIRO256PP, RF_RNG_PCG64};
+    for (int i = 0; i < 3; i++) {
+        rf_engine_options o;
+        options(&o, 11, '\n', 0, 256 * KIB, dir);
+        o.rng = kinds[i];
+        check_run(&o, &in, 1, 5, 2, 16 * KIB, i == 0 ? SHUFFLED : ROUND_ROBIN, RF_ENGINE_ALL);
+    }
+    buf_free(&b);
+    assert_int_equal(dir_entries(dir), 0);
+    rmdir(dir);
+}
+
+/* Buckets larger than the budget are split again: about 20 MB of records
+ * of up to 80 KiB, a budget of 1 byte, one owner. */
+static void split_again(void **state)
+{
+    (void)state;
+    char dir[256];
+    fresh_dir(dir, sizeof dir);
+    buf b = {0};
+    uint64_t s = 9;
+    gen(&b, &s, 500, 80 * 1024, '\n', 1);
+    rf_engine_input in = rf_engine_input_bytes(b.p, b.len, "long");
+    rf_engine_options o;
+    options(&o, 4, '\n', 0, 1, dir);
+    check_run(&o, &in, 1, 2, 1, 256 * KIB, ROUND_ROBIN, RF_ENGINE_ALL);
+    buf_free(&b);
+    assert_int_equal(dir_entries(dir), 0);
+    rmdir(dir);
+}
+
+/* A header longer than the pieces the header is looked for in (1 MiB),
+ * and one record longer than that inside it. */
+static void long_header(void **state)
+{
+    (void)state;
+    buf b = {0};
+    uint64_t s = 12;
+    gen(&b, &s, 3, 10, '\n', 0);
+    for (int i = 0; i < 1500000; i++)
+        buf_put(&b, "h", 1);
+    buf_put(&b, "\n", 1);
+    gen(&b, &s, 100000, 24, '\n', 0);
+    rf_engine_input in = rf_engine_input_bytes(b.p, b.len, "long header");
+    const uint64_t headers[] = {4, 60000, 100004, 200000};
+    for (size_t i = 0; i < sizeof headers / sizeof *headers; i++) {
+        rf_engine_options o;
+        options(&o, 5, '\n', headers[i], 64 * MIB, NULL);
+        check_run(&o, &in, 1, 3, 2, 64 * KIB, ROUND_ROBIN, RF_ENGINE_ALL);
+    }
+    buf_free(&b);
+}
+
+/* Inputs as files and descriptors (a regular file from its offset, a pipe
+ * read whole) give the same output. */
+static void input_kinds(void **state)
+{
+    (void)state;
+    char dir[256];
+    fresh_dir(dir, sizeof dir);
+    buf b = {0};
+    uint64_t s = 77;
+    gen(&b, &s, 300, 15, '\n', 1);
+    char path[300];
+    snprintf(path, sizeof path, "%s/input", dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(b.p, 1, b.len, f), b.len);
+    fclose(f);
+    rf_engine_options o;
+    options(&o, 2, '\n', 1, 64 * MIB, NULL);
+    rf_engine_input in[2] = {rf_engine_input_path(path), rf_engine_input_bytes(b.p, 50, "b")};
+    check_run(&o, in, 2, 4, 3, 512, SHUFFLED, RF_ENGINE_ALL);
+    /* a descriptor from its offset: the first 10 bytes skipped */
+    const int fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(lseek(fd, 10, SEEK_SET), 10);
+    rf_engine_input fin = rf_engine_input_fd(fd, "fd");
+    buf got = {0}, want = {0};
+    dist_run(&o, &fin, 1, 3, 2, 512, PART_MAJOR, RF_ENGINE_ALL, &got);
+    rf_engine_input tail = rf_engine_input_bytes(b.p + 10, b.len - 10, "tail");
+    reference(&o, &tail, 1, RF_ENGINE_ALL, &want);
+    assert_same(&got, &want);
+    close(fd);
+    unlink(path);
+    rmdir(dir);
+    buf_free(&got);
+    buf_free(&want);
+    buf_free(&b);
+}
+
+/* Owners are a range partition: monotone, with exact boundaries. */
+static void owners_are_ranges(void **state)
+{
+    (void)state;
+    uint64_t s = 1;
+    for (unsigned q = 1; q <= 9; q++) {
+        assert_int_equal(rf_engine_owner(0, q), 0);
+        assert_int_equal(rf_engine_owner(UINT64_MAX, q), q - 1);
+        for (unsigned d = 1; d < q; d++) {
+            /* the smallest key of owner d: ceil(d 2^64 / q) */
+            const uint64_t lo = (uint64_t)((((unsigned __int128)d << 64) + q - 1) / q);
+            assert_int_equal(rf_engine_owner(lo, q), d);
+            assert_int_equal(rf_engine_owner(lo - 1, q), d - 1);
+        }
+        for (int i = 0; i < 10000; i++) {
+            uint64_t a = mix_next(&s), b = mix_next(&s);
+            if (a > b) {
+                const uint64_t t = a;
+                a = b;
+                b = t;
+            }
+            assert_true(rf_engine_owner(a, q) <= rf_engine_owner(b, q));
+            /* equal keys, one owner: ties never cross owners */
+            assert_int_equal(rf_engine_owner(a, q), rf_engine_owner(a, q));
+        }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Hand-built frames (the documented wire format): ties                     */
+
+static void put32(buf *b, uint32_t v)
+{
+    unsigned char p[4];
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+    buf_put(b, p, 4);
+}
+
+static void put64(buf *b, uint64_t v)
+{
+    unsigned char p[8];
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+    buf_put(b, p, 8);
+}
+
+/* A frame of records numbers [first, first + n), keys[number], record
+ * "r<number>\n". */
+static void frame(buf *f, unsigned part, unsigned parts, unsigned owner, unsigned owners,
+                  const uint64_t *keys, uint64_t first, uint64_t n)
+{
+    buf payload = {0};
+    for (uint64_t i = first; i < first + n; i++) {
+        char rec[32];
+        const int len = snprintf(rec, sizeof rec, "r%llu\n", (unsigned long long)i);
+        put64(&payload, keys[i]);
+        put64(&payload, i);
+        put64(&payload, (uint64_t)len);
+        buf_put(&payload, rec, (size_t)len);
+    }
+    buf_put(f, "RFPK", 4);
+    put32(f, 1);
+    put32(f, part);
+    put32(f, parts);
+    put32(f, owner);
+    put32(f, owners);
+    put64(f, n);
+    put64(f, payload.len);
+    buf_put(f, payload.p, payload.len);
+    buf_free(&payload);
+}
+
+/* Equal keys across parts, fed in reverse part order, spilled or not: the
+ * order is rf_keyed_sort's with the record numbers as input order. */
+static void ties(void **state)
+{
+    (void)state;
+    enum { N = 60, PARTS = 3 };
+    uint64_t keys[N];
+    for (int i = 0; i < N; i++)
+        keys[i] = (uint64_t)(i % 4) << 60; /* four keys, 15 records each */
+    rf_engine_options o;
+    for (int spill = 0; spill < 2; spill++) {
+        char dir[256];
+        fresh_dir(dir, sizeof dir);
+        options(&o, 99, '\n', 0, spill ? 1 : 64 * MIB, dir);
+        rf_keyed_order ko;
+        assert_int_equal(rf_keyed_order_init(&ko, o.rng, o.key), RF_OK);
+        rf_keyed a[N];
+        for (int i = 0; i < N; i++)
+            a[i] = (rf_keyed){keys[i], (uint64_t)i};
+        assert_int_equal(rf_keyed_sort(&ko, a, N, 1), RF_OK);
+        buf want = {0};
+        for (int i = 0; i < N; i++) {
+            char rec[32];
+            const int len = snprintf(rec, sizeof rec, "r%llu\n", (unsigned long long)a[i].val);
+            buf_put(&want, rec, (size_t)len);
+        }
+        rf_engine_gather *g;
+        rf_engine_error e;
+        assert_int_equal(rf_engine_gather_open(&g, &o, PARTS, &e), RF_OK);
+        for (int p = PARTS - 1; p >= 0; p--) { /* two frames per part */
+            const uint64_t first = (uint64_t)p * (N / PARTS), half = N / PARTS / 2;
+            buf f = {0};
+            frame(&f, (unsigned)p, PARTS, 0, 1, keys, first, half);
+            assert_int_equal(rf_engine_gather_add(g, (unsigned)p, f.p, f.len, &e), RF_OK);
+            f.len = 0;
+            frame(&f, (unsigned)p, PARTS, 0, 1, keys, first + half, N / PARTS - half);
+            assert_int_equal(rf_engine_gather_add(g, (unsigned)p, f.p, f.len, &e), RF_OK);
+            buf_free(&f);
+        }
+        buf got = {0};
+        gather_out(g, RF_ENGINE_ALL, &got);
+        assert_same(&got, &want);
+        rf_engine_gather_close(g);
+        assert_int_equal(dir_entries(dir), 0);
+        rmdir(dir);
+        buf_free(&got);
+        buf_free(&want);
+    }
+}
+
+/* Packets that are not this gather's: refused with RF_EINVAL. */
+static void bad_packets(void **state)
+{
+    (void)state;
+    uint64_t keys[8] = {1, 2, 3, 4, UINT64_MAX, 6, 7, 8};
+    rf_engine_options o;
+    options(&o, 1, '\n', 0, 64 * MIB, NULL);
+    rf_engine_error e;
+    struct {
+        unsigned from, part, parts, owner, owners;
+        uint64_t first, n;
+        size_t cut; /* bytes removed from the end */
+        int version;
+    } cases[] = {
+        {0, 1, 2, 0, 2, 0, 2, 0, 1},  /* from part 1, added as part 0 */
+        {0, 0, 3, 0, 2, 0, 2, 0, 1},  /* another number of parts */
+        {0, 0, 2, 0, 2, 0, 2, 1, 1},  /* truncated */
+        {0, 0, 2, 0, 2, 0, 2, 0, 2},  /* version 2 */
+        {0, 0, 2, 0, 2, 3, 2, 0, 1},  /* key UINT64_MAX is owner 1's */
+        {2, 0, 2, 0, 2, 0, 1, 0, 1},  /* no part 2 */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        rf_engine_gather *g;
+        assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
+        buf f = {0};
+        frame(&f, cases[i].part, cases[i].parts, cases[i].owner, cases[i].owners, keys,
+              cases[i].first, cases[i].n);
+        f.p[4] = (unsigned char)cases[i].version;
+        f.len -= cases[i].cut;
+        assert_int_equal(rf_engine_gather_add(g, cases[i].from, f.p, f.len, &e), RF_EINVAL);
+        assert_int_equal(e.status, RF_EINVAL);
+        buf_free(&f);
+        rf_engine_gather_close(g);
+    }
+    /* numbers going back within a part; garbage; adding after a write */
+    rf_engine_gather *g;
+    assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
+    buf f = {0};
+    frame(&f, 0, 2, 0, 2, keys, 2, 2);
+    assert_int_equal(rf_engine_gather_add(g, 0, f.p, f.len, &e), RF_OK);
+    f.len = 0;
+    frame(&f, 0, 2, 0, 2, keys, 0, 2);
+    assert_int_equal(rf_engine_gather_add(g, 0, f.p, f.len, &e), RF_EINVAL);
+    rf_engine_gather_close(g);
+    assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_add(g, 0, "garbage garbage garbage garbage garbage!", 40, &e),
+                     RF_EINVAL);
+    rf_engine_gather_close(g);
+    /* parts whose numbers overlap: part 1 holds numbers before part 0's */
+    assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
+    f.len = 0;
+    frame(&f, 0, 2, 0, 2, keys, 2, 2);
+    assert_int_equal(rf_engine_gather_add(g, 0, f.p, f.len, &e), RF_OK);
+    f.len = 0;
+    frame(&f, 1, 2, 0, 2, keys, 0, 2);
+    assert_int_equal(rf_engine_gather_add(g, 1, f.p, f.len, &e), RF_OK);
+    uint64_t bytes;
+    assert_int_equal(rf_engine_gather_bytes(g, 1, &bytes, &e), RF_EINVAL);
+    rf_engine_gather_close(g);
+    /* after a write, no more adding */
+    assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
+    f.len = 0;
+    frame(&f, 0, 2, 0, 2, keys, 0, 2);
+    assert_int_equal(rf_engine_gather_add(g, 0, f.p, f.len, &e), RF_OK);
+    buf out = {0};
+    gather_out(g, RF_ENGINE_ALL, &out);
+    assert_int_equal(rf_engine_gather_add(g, 1, f.p, 0, &e), RF_EINVAL);
+    rf_engine_gather_close(g);
+    buf_free(&out);
+    buf_free(&f);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                   */
+
+static void invalid_arguments(void **state)
+{
+    (void)state;
+    rf_engine_options o;
+    options(&o, 1, '\n', 0, 0, NULL);
+    rf_engine_input in = rf_engine_input_bytes("a\nb\n", 4, "x");
+    uint64_t r, b;
+    rf_engine_error e;
+    assert_int_equal(rf_engine_part_count(&o, &in, 1, 0, 0, &r, &b, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_part_count(&o, &in, 1, 2, 2, &r, &b, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_part_count(NULL, &in, 1, 0, 1, &r, &b, &e), RF_EINVAL);
+    rf_engine_scatter *s;
+    assert_int_equal(rf_engine_scatter_open(&s, &o, &in, 1, 0, 1, 0, 0, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_scatter_open(&s, &o, NULL, 1, 0, 1, 0, 1, &e), RF_EINVAL);
+    rf_engine_gather *g;
+    assert_int_equal(rf_engine_gather_open(&g, &o, 0, &e), RF_EINVAL);
+    o.rng = (rf_rng_kind)77;
+    assert_int_equal(rf_engine_gather_open(&g, &o, 1, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_scatter_open(&s, &o, &in, 1, 0, 1, 0, 1, &e), RF_EINVAL);
+    rf_engine_scatter_close(NULL);
+    rf_engine_gather_close(NULL);
+}
+
+static void missing_input(void **state)
+{
+    (void)state;
+    rf_engine_options o;
+    options(&o, 1, '\n', 0, 0, NULL);
+    rf_engine_input in[2] = {rf_engine_input_bytes("a\n", 2, "x"),
+                             rf_engine_input_path("/nonexistent/riffle-test-input")};
+    uint64_t r, b;
+    rf_engine_error e;
+    assert_int_equal(rf_engine_part_count(&o, in, 2, 0, 1, &r, &b, &e), RF_EIO);
+    assert_int_equal(e.op, RF_ENGINE_OP_INPUT);
+    assert_int_equal(e.err, ENOENT);
+    assert_string_equal(e.path, "/nonexistent/riffle-test-input");
+    void *hb;
+    size_t hl;
+    assert_int_equal(rf_engine_header(&o, in, 2, &hb, &hl, &e), RF_EIO);
+    rf_engine_scatter *s = (rf_engine_scatter *)&e;
+    assert_int_equal(rf_engine_scatter_open(&s, &o, in, 2, 0, 1, 0, 2, &e), RF_EIO);
+    assert_null(s);
+    in[1] = rf_engine_input_path("/");
+    assert_int_equal(rf_engine_part_count(&o, in, 2, 0, 1, &r, &b, &e), RF_EIO);
+    assert_int_equal(e.op, RF_ENGINE_OP_READ);
+    assert_int_equal(e.err, EISDIR);
+}
+
+/* Scatter packets for one owner with a budget of 1 into g. */
+static rf_status spill_into(rf_engine_gather *g, const rf_engine_options *o, const buf *b,
+                            rf_engine_error *e)
+{
+    rf_engine_input in = rf_engine_input_bytes(b->p, b->len, "in");
+    rf_engine_scatter *s;
+    assert_int_equal(rf_engine_scatter_open(&s, o, &in, 1, 0, 1, 0, 1, e), RF_OK);
+    int done = 0;
+    rf_status st = RF_OK;
+    while (!done && st == RF_OK) {
+        const void *out;
+        size_t len;
+        assert_int_equal(rf_engine_scatter_next(s, 4096, &out, &len, &done, e), RF_OK);
+        st = rf_engine_gather_add(g, 0, out, len, e);
+    }
+    rf_engine_scatter_close(s);
+    return st;
+}
+
+static void bad_tmpdir(void **state)
+{
+    (void)state;
+    buf b = {0};
+    uint64_t seed = 3;
+    gen(&b, &seed, 100, 10, '\n', 0);
+    rf_engine_options o;
+    options(&o, 1, '\n', 0, 1, "/nonexistent/riffle-test-tmp");
+    rf_engine_gather *g;
+    rf_engine_error e;
+    assert_int_equal(rf_engine_gather_open(&g, &o, 1, &e), RF_OK);
+    assert_int_equal(spill_into(g, &o, &b, &e), RF_EIO);
+    assert_int_equal(e.op, RF_ENGINE_OP_TEMP_DIR);
+    assert_int_equal(e.err, ENOENT);
+    /* and the gather refuses to go on */
+    uint64_t bytes;
+    assert_int_equal(rf_engine_gather_bytes(g, 1, &bytes, &e), RF_EINVAL);
+    rf_engine_gather_close(g);
+    buf_free(&b);
+}
+
+/* The temp callback: the directory when made, each file before it is
+ * created, NULL once all is gone; and nothing is left. */
+typedef struct tempwatch {
+    int made, gone;
+    unsigned long files;
+    char dir[4096];
+} tempwatch;
+
+static int on_temp(void *ctx, const char *dir, unsigned long files)
+{
+    tempwatch *t = ctx;
+    if (!dir) {
+        t->gone++;
+        return 0;
+    }
+    if (files == 0)
+        t->made++;
+    snprintf(t->dir, sizeof t->dir, "%s", dir);
+    t->files = files;
+    return 0;
+}
+
+static void temp_callback(void **state)
+{
+    (void)state;
+    char dir[256];
+    fresh_dir(dir, sizeof dir);
+    buf b = {0};
+    uint64_t seed = 8;
+    gen(&b, &seed, 2000, 10, '\n', 0);
+    rf_engine_options o;
+    options(&o, 1, '\n', 0, 1, dir);
+    tempwatch t = {0};
+    o.temp = on_temp;
+    o.temp_ctx = &t;
+    rf_engine_gather *g;
+    rf_engine_error e;
+    assert_int_equal(rf_engine_gather_open(&g, &o, 1, &e), RF_OK);
+    assert_int_equal(spill_into(g, &o, &b, &e), RF_OK);
+    assert_int_equal(t.made, 1);
+    assert_true(t.files >= 2);
+    assert_int_equal(dir_entries(dir), 1);
+    assert_true(strncmp(t.dir, dir, strlen(dir)) == 0);
+    assert_int_equal(dir_entries(t.dir), (int)t.files);
+    buf out = {0};
+    gather_out(g, RF_ENGINE_ALL, &out);
+    assert_int_equal(out.len, b.len);
+    rf_engine_gather_close(g);
+    assert_int_equal(t.gone, 1);
+    assert_int_equal(dir_entries(dir), 0);
+    rmdir(dir);
+    buf_free(&out);
+    buf_free(&b);
+}
+
+/* A full file system under the spill: RF_EIO, ENOSPC, nothing left. */
+static void temp_disk_full(void **state)
+{
+    (void)state;
+    if (geteuid() != 0) {
+        print_message("# skip: mounting a small tmpfs needs root\n");
+        skip();
+    }
+    char dir[256];
+    fresh_dir(dir, sizeof dir);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "mount -t tmpfs -o size=64k tmpfs '%s' 2>/dev/null", dir);
+    if (system(cmd) != 0) {
+        rmdir(dir);
+        print_message("# skip: cannot mount a tmpfs here\n");
+        skip();
+    }
+    buf b = {0};
+    uint64_t seed = 21;
+    gen(&b, &seed, 40000, 20, '\n', 0);
+    rf_engine_options o;
+    options(&o, 1, '\n', 0, 1, dir);
+    rf_engine_gather *g;
+    rf_engine_error e;
+    assert_int_equal(rf_engine_gather_open(&g, &o, 1, &e), RF_OK);
+    const rf_status st = spill_into(g, &o, &b, &e);
+    const int left_before_close = dir_entries(dir);
+    rf_engine_gather_close(g);
+    const int left = dir_entries(dir);
+    snprintf(cmd, sizeof cmd, "umount '%s'", dir);
+    const int unmounted = system(cmd);
+    rmdir(dir);
+    buf_free(&b);
+    assert_int_equal(unmounted, 0);
+    assert_int_equal(st, RF_EIO);
+    assert_int_equal(e.op, RF_ENGINE_OP_TEMP_FILE);
+    assert_int_equal(e.err, ENOSPC);
+    assert_int_equal(left_before_close, 0); /* removed as soon as it failed */
+    assert_int_equal(left, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(matrix),
+        cmocka_unit_test(counts),
+        cmocka_unit_test(many_records),
+        cmocka_unit_test(split_again),
+        cmocka_unit_test(long_header),
+        cmocka_unit_test(input_kinds),
+        cmocka_unit_test(owners_are_ranges),
+        cmocka_unit_test(ties),
+        cmocka_unit_test(bad_packets),
+        cmocka_unit_test(invalid_arguments),
+        cmocka_unit_test(missing_input),
+        cmocka_unit_test(bad_tmpdir),
+        cmocka_unit_test(temp_callback),
+        cmocka_unit_test(temp_disk_full),
+    };
+    return cmocka_run_group_tests_name("dist", tests, NULL, NULL);
+}

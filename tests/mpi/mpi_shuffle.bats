@@ -1,0 +1,301 @@
+#!/usr/bin/env bats
+# riffle-mpi against riffle: with a seed, `mpirun -np P riffle-mpi ARGS -o F`
+# writes exactly the bytes of `riffle ARGS -o F`, for every P, with tiny
+# exchange rounds (RIFFLE_MPI_ROUND_BYTES) and tiny per-rank budgets that
+# make every rank spill; and every failure ends the whole job with one
+# message, a non-zero status, no output and no temporary file.
+#
+# Runs each case on Open MPI's build ($BUILD/riffle-mpi) and, when it was
+# built, on MPICH's ($BUILD/mpich/riffle-mpi).  Ranks > 2 share the
+# machine's cores (--oversubscribe; MPI told to yield when idle).
+
+setup() {
+    : "${BUILD:=build}"
+    : "${RIFFLE:=$BUILD/riffle}"
+    export LC_ALL=C
+    T="$BATS_TEST_TMPDIR"
+    OPENMPI_BIN=$BUILD/riffle-mpi
+    MPICH_BIN=$BUILD/mpich/riffle-mpi
+    [ -x "$OPENMPI_BIN" ] || skip "riffle-mpi is not built in $BUILD"
+    FLAVORS=openmpi
+    if [ -x "$MPICH_BIN" ] && command -v mpirun.mpich > /dev/null; then
+        FLAVORS="openmpi mpich"
+    fi
+    # Open MPI: root allowed (containers), shared memory, no busy polling.
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+    export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl=self,vader
+    export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
+    # MPICH: yield the core after each poll, or waiting ranks starve working ones
+    export MPIR_CVAR_POLLS_BEFORE_YIELD=1
+    export RIFFLE_MPI_ROUND_BYTES=256
+    mkdir -p "$T/out"
+}
+
+# The small tmpfs of the full-disk case goes whatever the test's outcome.
+teardown() {
+    if [ -d "$T/t1" ] && mountpoint -q "$T/t1"; then umount "$T/t1"; fi
+}
+
+# mpi FLAVOR P ARGS...: riffle-mpi on P ranks.
+mpi() {
+    local flavor=$1 p=$2
+    shift 2
+    case $flavor in
+    openmpi) mpirun.openmpi -np "$p" "$OPENMPI_BIN" "$@" ;;
+    mpich) mpirun.mpich -np "$p" "$MPICH_BIN" "$@" ;;
+    esac
+}
+
+# Varied lines: empty ones, long ones, repeats; deterministic.
+lines() { # N [seed]
+    awk -v n="$1" -v s="${2:-1}" 'BEGIN { srand(s)
+        for (i = 0; i < n; i++) {
+            k = int(rand() * 70); if (rand() < 0.05) k = 0
+            line = i ":"; for (j = 0; j < k; j++) line = line sprintf("%c", 97 + int(rand() * 26))
+            if (rand() < 0.03) line = "same"
+            print line } }'
+}
+
+# same "P..." ARGS...: riffle-mpi on each P (and each MPI) writes the bytes
+# riffle writes with ARGS.
+same() {
+    local ps=$1 flavor p
+    shift
+    "$RIFFLE" "$@" -o "$T/want"
+    for flavor in $FLAVORS; do
+        for p in $ps; do
+            rm -f "$T/got"
+            run mpi "$flavor" "$p" "$@" -o "$T/got"
+            [ "$status" -eq 0 ] || { echo "$flavor P=$p: status $status: $output"; return 1; }
+            cmp "$T/want" "$T/got" || { echo "$flavor P=$p differs"; return 1; }
+        done
+    done
+}
+
+# No temporary left in the output directory nor in the given directories.
+no_temporaries() {
+    local d
+    for d in "$T/out" "$@"; do
+        [ -z "$(ls -A "$d")" ] || { echo "left in $d:"; ls -A "$d"; return 1; }
+    done
+}
+
+@test "varied lines: the bytes of riffle --seed on 1, 2, 3, 4, 5 and 7 ranks" {
+    lines 2000 > "$T/in"
+    same "1 2 3 4 5 7" --seed=42 "$T/in"
+}
+
+@test "default rounds and budget give the same bytes" {
+    lines 3000 > "$T/in"
+    unset RIFFLE_MPI_ROUND_BYTES
+    same "1 3" --seed=7 "$T/in"
+}
+
+@test "every rank spills beyond a tiny --memory, and the bytes stay riffle's" {
+    lines 2000 > "$T/in"
+    same "2 3" --seed=5 --memory=4K "$T/in"
+    # --stats: one line per rank; the last column is the temporary files it made
+    run mpi openmpi 3 --seed=5 --memory=4K --stats "$T/in" -o "$T/got"
+    [ "$status" -eq 0 ]
+    [ "$(printf '%s\n' "$output" | grep -c '^riffle-mpi: stats: [0-9]')" -eq 3 ]
+    printf '%s\n' "$output" | awk '/^riffle-mpi: stats: [0-9]/ { if ($NF + 0 == 0) bad = 1 }
+        END { exit bad }'
+}
+
+@test "several files, unterminated last lines included" {
+    lines 500 1 > "$T/a"
+    printf 'x1\nx2\nno newline' > "$T/b"
+    lines 700 2 > "$T/c"
+    printf 'last without newline' >> "$T/c"
+    same "2 5" --seed=3 "$T/a" "$T/b" "$T/c"
+}
+
+@test "-o naming the input: replaced at the end, as riffle does" {
+    lines 700 > "$T/a"
+    cp "$T/a" "$T/b"
+    "$RIFFLE" --seed=12 "$T/a" -o "$T/a"
+    run mpi openmpi 3 --seed=12 "$T/b" -o "$T/b"
+    [ "$status" -eq 0 ]
+    cmp "$T/a" "$T/b"
+}
+
+@test "-z: NUL-terminated records" {
+    lines 800 | tr '\n' '\0' > "$T/in"
+    printf 'tail' >> "$T/in"
+    same "2 3 5" --seed=11 -z "$T/in"
+}
+
+@test "--header: written once, first, by rank 0" {
+    lines 900 > "$T/in"
+    same "1 3 4" --seed=2 --header=3 "$T/in"
+    head -n 3 "$T/in" | cmp - <(head -n 3 "$T/got")
+}
+
+@test "-n K: the head of the global order, K smaller and larger than a rank's share" {
+    lines 1200 > "$T/in"
+    same "5" --seed=9 -n 10 "$T/in"
+    same "3" --seed=9 -n 700 "$T/in"
+    same "4" --seed=9 -n 5000 "$T/in"
+    same "2" --seed=9 -n 0 --header=1 "$T/in"
+}
+
+@test "--split: N parts, percentages and counts, each part riffle's" {
+    lines 1000 > "$T/in"
+    local spec flavor p i
+    for spec in 3 80%,10%,10% 100,250,*; do
+        "$RIFFLE" --seed=4 --header=1 --split="$spec" --output-pattern="$T/want%d" "$T/in"
+        for flavor in $FLAVORS; do
+            for p in 2 5; do
+                rm -f "$T"/got*
+                run mpi "$flavor" "$p" --seed=4 --header=1 --split="$spec" \
+                    --output-pattern="$T/got%d" "$T/in"
+                [ "$status" -eq 0 ] || { echo "$spec $flavor P=$p: $output"; return 1; }
+                for i in 0 1 2; do cmp "$T/want$i" "$T/got$i"; done
+            done
+        done
+    done
+}
+
+@test "--split of a -n K head, with a header" {
+    lines 1500 > "$T/in"
+    local flavor i
+    "$RIFFLE" --seed=3 -n 100 --header=1 --split=3 --output-pattern="$T/want%d" "$T/in"
+    for flavor in $FLAVORS; do
+        rm -f "$T"/got*
+        run mpi "$flavor" 3 --seed=3 -n 100 --header=1 --split=3 --output-pattern="$T/got%d" "$T/in"
+        [ "$status" -eq 0 ]
+        for i in 0 1 2; do cmp "$T/want$i" "$T/got$i"; done
+    done
+}
+
+@test "--split counts that do not add up: riffle's message, no part" {
+    lines 100 > "$T/in"
+    run mpi openmpi 3 --seed=1 --split=10,20 --output-pattern="$T/out/p%d" "$T/in"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"riffle-mpi: the --split counts add up to 30, but 100 records are output"* ]]
+    no_temporaries
+}
+
+@test "empty input, and fewer records than ranks" {
+    : > "$T/in"
+    same "1 3" --seed=1 "$T/in"
+    [ ! -s "$T/got" ]
+    printf 'one\ntwo\n' > "$T/in"
+    same "5 7" --seed=1 "$T/in"
+    same "5" --seed=1 --header=1 "$T/in"
+}
+
+@test "one record longer than a rank's byte range" {
+    lines 50 > "$T/in"
+    awk 'BEGIN { s = ""; for (i = 0; i < 20000; i++) s = s "L"; print s }' >> "$T/in"
+    lines 50 3 >> "$T/in"
+    same "2 4 7" --seed=8 "$T/in"
+}
+
+@test "--rng and --random-source: riffle's keys" {
+    lines 600 > "$T/in"
+    same "3" --seed=6 --rng=pcg64 "$T/in"
+    head -c 32 /dev/zero | tr '\0' 'k' > "$T/key"
+    same "2" --random-source="$T/key" "$T/in"
+}
+
+@test "without a seed: a permutation of the input, the same on every rank" {
+    lines 2000 > "$T/in"
+    run mpi openmpi 4 "$T/in" -o "$T/got"
+    [ "$status" -eq 0 ]
+    cmp <(sort "$T/in") <(sort "$T/got")
+    ! cmp -s "$T/in" "$T/got"
+}
+
+@test "a missing input: one message, non-zero, no output, no temporary" {
+    lines 10 > "$T/in"
+    local flavor
+    for flavor in $FLAVORS; do
+        run mpi "$flavor" 3 --seed=1 "$T/in" "$T/missing" -o "$T/out/o"
+        [ "$status" -ne 0 ]
+        [ "$(printf '%s\n' "$output" | grep -c "^riffle-mpi: ")" -eq 1 ]
+        [[ "$output" == *"riffle-mpi: rank 0: $T/missing: No such file or directory"* ]]
+        [ ! -e "$T/out/o" ]
+        no_temporaries
+    done
+}
+
+@test "an output directory that cannot be written: message, non-zero" {
+    lines 10 > "$T/in"
+    run mpi openmpi 2 --seed=1 "$T/in" -o "$T/nodir/o"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"riffle-mpi: rank 0: $T/nodir/o: No such file or directory"* ]]
+    [ ! -e "$T/nodir" ]
+}
+
+@test "an output that cannot take writes at offsets (a pipe) is refused" {
+    lines 10 > "$T/in"
+    run mpi openmpi 2 --seed=1 "$T/in" -o /dev/stdout
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"riffle-mpi: rank 0: /dev/stdout: the ranks write at offsets"* ]]
+}
+
+@test "a full temporary file system on one rank: that rank named, nothing left" {
+    [ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
+    mkdir -p "$T/t0" "$T/t1" "$T/t2"
+    mount -t tmpfs -o size=64k tmpfs "$T/t1" 2> /dev/null || skip "cannot mount a tmpfs here"
+    lines 30000 > "$T/in"
+    # each rank its own -T: rank 1's is the 64 KiB tmpfs
+    cat > "$T/wrap" <<EOF
+#!/bin/sh
+r=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}
+exec "\$BIN" -T "$T/t\$r" "\$@"
+EOF
+    chmod +x "$T/wrap"
+    local flavor mpirun
+    for flavor in $FLAVORS; do
+        case $flavor in openmpi) mpirun=mpirun.openmpi; bin=$OPENMPI_BIN ;;
+                        mpich) mpirun=mpirun.mpich; bin=$MPICH_BIN ;; esac
+        BIN=$bin run "$mpirun" -np 3 "$T/wrap" --seed=1 --memory=16K "$T/in" -o "$T/out/o"
+        [ "$status" -ne 0 ]
+        [[ "$output" == *"riffle-mpi: rank 1: "*"No space left on device"* ]]
+        [ ! -e "$T/out/o" ]
+        no_temporaries "$T/t0" "$T/t1" "$T/t2"
+    done
+}
+
+@test "standard input and a missing -o are refused with a clear message" {
+    run mpi openmpi 2 --seed=1 - -o "$T/out/o"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"riffle-mpi: standard input cannot be read"* ]]
+    run mpi openmpi 2 --seed=1
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"riffle-mpi: no input file"* ]]
+    printf 'a\n' > "$T/in"
+    run mpi openmpi 2 --seed=1 "$T/in"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"riffle-mpi: no output: -o FILE is required"* ]]
+    no_temporaries
+}
+
+@test "--progress: one line, from rank 0" {
+    lines 500 > "$T/in"
+    run mpi openmpi 3 --seed=1 --progress "$T/in" -o "$T/out/o"
+    [ "$status" -eq 0 ]
+    [ "$(printf '%s\n' "$output" | grep -c 'riffle-mpi: count')" -eq 1 ]
+}
+
+@test "SIGTERM to mpirun: every rank removes its temporaries" {
+    mkdir -p "$T/tmp"
+    lines 200000 > "$T/in"
+    # tiny rounds and budget: the exchange takes many thousand rounds and spills
+    RIFFLE_MPI_ROUND_BYTES=64 mpirun.openmpi -np 2 "$OPENMPI_BIN" --seed=1 --progress \
+        --memory=8K -T "$T/tmp" "$T/in" -o "$T/out/o" > "$T/log" 2> "$T/err" 3>&- &
+    local pid=$! i st=0
+    # the signal once rank 0 reports the exchange (a bounded wait)
+    for ((i = 0; i < 600; i++)); do
+        grep -q exchange "$T/err" && break
+        sleep 0.1
+    done
+    grep -q exchange "$T/err"
+    kill -TERM "$pid"
+    wait "$pid" || st=$?
+    [ "$st" -ne 0 ]
+    [ ! -e "$T/out/o" ]
+    no_temporaries "$T/tmp"
+}
