@@ -761,6 +761,100 @@ static void bad_packets(void **state)
     buf_free(&f);
 }
 
+/* A sink that takes 7 records at a time (a split's parts): begin's count,
+ * the room respected, every record advanced, the bytes those of a plain
+ * fd sink. */
+typedef struct rooms {
+    rf_fd_sink fd;
+    uint64_t planned, advanced, calls;
+    int begun, over;
+} rooms;
+
+static int rooms_begin(void *ctx, const void *header, size_t len, uint64_t records)
+{
+    rooms *r = ctx;
+    (void)header;
+    r->begun++;
+    r->planned = records;
+    return len == 0 ? 0 : EINVAL;
+}
+
+static rf_writer *rooms_writer(void *ctx)
+{
+    return &((rooms *)ctx)->fd.w;
+}
+
+static uint64_t rooms_room(void *ctx)
+{
+    const rooms *r = ctx;
+    const uint64_t left = r->planned - r->advanced;
+    return left < 7 ? left : 7;
+}
+
+static int rooms_advance(void *ctx, uint64_t records)
+{
+    rooms *r = ctx;
+    if (records > rooms_room(r) || records == 0)
+        r->over = 1;
+    r->advanced += records;
+    r->calls++;
+    return 0;
+}
+
+static void sink_rooms(void **state)
+{
+    (void)state;
+    buf b[4];
+    size_t n;
+    make_set(0, '\n', b, &n);
+    rf_engine_input in[4];
+    set_inputs(b, n, in);
+    rf_engine_options o;
+    options(&o, 8, '\n', 0, 64 * MIB, NULL);
+    rounds *pk = calloc(2, sizeof *pk);
+    assert_non_null(pk);
+    uint64_t records, bytes, seed = 1;
+    scatter_all(&o, in, n, 2, 1, 100, pk, &records, &bytes);
+    for (int spill = 0; spill < 2; spill++) {
+        char dir[256];
+        fresh_dir(dir, sizeof dir);
+        o.memory = spill ? 1 : 64 * MIB;
+        o.tmpdir = dir;
+        rf_engine_gather *g;
+        rf_engine_error e;
+        assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
+        feed(g, pk, 2, 1, 0, SHUFFLED, &seed);
+        buf want = {0}, got = {0};
+        gather_out(g, RF_ENGINE_ALL, &want);
+        const int fd = memfd_create("riffle-test-rooms", MFD_CLOEXEC);
+        assert_true(fd >= 0);
+        unsigned char wb[100];
+        rooms r = {0};
+        rf_fd_sink_init(&r.fd, fd, wb, sizeof wb);
+        const rf_engine_sink sink = {rooms_begin, rooms_writer, rooms_room, rooms_advance, &r};
+        assert_int_equal(rf_engine_gather_write(g, RF_ENGINE_ALL, &sink, &e), RF_OK);
+        assert_int_equal(rf_fd_sink_flush(&r.fd), 0);
+        read_fd(fd, &got);
+        close(fd);
+        assert_same(&got, &want);
+        assert_int_equal(r.begun, 1);
+        assert_int_equal(r.planned, records);
+        assert_int_equal(r.advanced, records);
+        assert_true(r.calls >= (records + 6) / 7);
+        assert_int_equal(r.over, 0);
+        rf_engine_gather_close(g);
+        assert_int_equal(dir_entries(dir), 0);
+        rmdir(dir);
+        buf_free(&want);
+        buf_free(&got);
+    }
+    rounds_free(&pk[0]);
+    rounds_free(&pk[1]);
+    free(pk);
+    for (size_t i = 0; i < 4; i++)
+        buf_free(&b[i]);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
 
@@ -960,6 +1054,7 @@ int main(void)
         cmocka_unit_test(owners_are_ranges),
         cmocka_unit_test(ties),
         cmocka_unit_test(bad_packets),
+        cmocka_unit_test(sink_rooms),
         cmocka_unit_test(invalid_arguments),
         cmocka_unit_test(missing_input),
         cmocka_unit_test(bad_tmpdir),
