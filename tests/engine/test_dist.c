@@ -855,6 +855,87 @@ static void sink_rooms(void **state)
         buf_free(&b[i]);
 }
 
+/* Offsets above 2^32 and record numbers above 2^32: a sparse file of 5 GiB
+ * of zeros with '\0' as the delimiter (every byte a record), cut into 8192
+ * parts; only the last parts are read.  Part r is exactly the bytes
+ * [floor(B r / P), floor(B (r+1) / P)), and the last part's entries carry
+ * the numbers from there on with the keys rf_keyed_keys gives them. */
+static void beyond_32_bits(void **state)
+{
+    (void)state;
+    char dir[256], path[300];
+    fresh_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/sparse", dir);
+    const uint64_t size = ((uint64_t)5 << 30) + 12345;
+    const int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+    assert_true(fd >= 0);
+    const int grown = ftruncate(fd, (off_t)size) == 0;
+    close(fd);
+    if (!grown) {
+        unlink(path);
+        rmdir(dir);
+        print_message("# skip: no 5 GiB sparse file here\n");
+        skip();
+    }
+    rf_engine_options o;
+    options(&o, 6, '\0', 0, 64 * MIB, NULL);
+    rf_engine_input in = rf_engine_input_path(path);
+    const unsigned parts = 8192, owners = 3;
+    rf_engine_error e;
+    for (unsigned r = parts - 2; r < parts; r++) {
+        uint64_t records, bytes;
+        assert_int_equal(rf_engine_part_count(&o, &in, 1, r, parts, &records, &bytes, &e), RF_OK);
+        const uint64_t lo = (uint64_t)((unsigned __int128)size * r / parts);
+        const uint64_t hi = (uint64_t)((unsigned __int128)size * (r + 1) / parts);
+        assert_int_equal(records, hi - lo);
+        assert_int_equal(bytes, hi - lo);
+        if (r + 1 < parts)
+            continue;
+        rf_keyed_order ko;
+        assert_int_equal(rf_keyed_order_init(&ko, o.rng, o.key), RF_OK);
+        rf_engine_scatter *sc;
+        assert_int_equal(rf_engine_scatter_open(&sc, &o, &in, 1, r, parts, lo, owners, &e), RF_OK);
+        const void *out[3];
+        size_t len[3];
+        int done = 0;
+        uint64_t seen = 0, next[3] = {0, 0, 0};
+        while (!done) {
+            assert_int_equal(rf_engine_scatter_next(sc, MIB, out, len, &done, &e), RF_OK);
+            for (unsigned d = 0; d < owners; d++) {
+                const unsigned char *p = out[d];
+                if (len[d] == 0)
+                    continue;
+                uint64_t count = 0;
+                for (int i = 7; i >= 0; i--)
+                    count = count << 8 | p[24 + i];
+                p += 40;
+                for (uint64_t j = 0; j < count; j++, p += 25) {
+                    uint64_t key = 0, number = 0, l = 0;
+                    for (int i = 7; i >= 0; i--) {
+                        key = key << 8 | p[i];
+                        number = number << 8 | p[8 + i];
+                        l = l << 8 | p[16 + i];
+                    }
+                    uint64_t want;
+                    assert_int_equal(rf_keyed_keys(&ko, number, &want, 1), RF_OK);
+                    assert_int_equal(key, want);
+                    assert_int_equal(rf_engine_owner(key, owners), d);
+                    assert_true(number >= lo && number < hi && number >= next[d]);
+                    next[d] = number + 1;
+                    assert_int_equal(l, 1);
+                    assert_int_equal(p[24], 0);
+                    seen++;
+                }
+            }
+        }
+        assert_int_equal(seen, hi - lo);
+        assert_true(lo > ((uint64_t)1 << 32));
+        rf_engine_scatter_close(sc);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
 
@@ -1055,6 +1136,7 @@ int main(void)
         cmocka_unit_test(ties),
         cmocka_unit_test(bad_packets),
         cmocka_unit_test(sink_rooms),
+        cmocka_unit_test(beyond_32_bits),
         cmocka_unit_test(invalid_arguments),
         cmocka_unit_test(missing_input),
         cmocka_unit_test(bad_tmpdir),
