@@ -299,9 +299,10 @@ static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo
             return CLI_FAIL;
         first += count;
     }
+    /* Its own count, if step 1 left it: the input must still have them. */
     char path[4096];
-    if (dist_path(&o->d, path, sizeof path, "count.%u", task) == 0 && access(path, F_OK) == 0 &&
-        read_count(o, task, &mine) != 0)
+    if (dist_path(&o->d, path, sizeof path, "count.%u", task) != 0 ||
+        (access(path, F_OK) == 0 && read_count(o, task, &mine) != 0))
         return CLI_FAIL;
     rf_engine_scatter *s;
     rf_engine_error err;

@@ -40,8 +40,12 @@
 /* Memory counted per record beside its bytes: the part's pointer, and when
  * ordered the rf_keyed pair and the list of pointers. */
 #define PER_RECORD 32u
-/* Entries are copied into blocks of this size (a larger entry gets its own). */
-#define BLOCK_BYTES ((size_t)1 << 20)
+/* Entries are copied into blocks of an eighth of the budget, from 4 KiB to
+ * 1 MiB (a larger entry gets a block of its own): large enough that the
+ * allocations do not show, small enough that a small budget is not taken
+ * by one block. */
+#define BLOCK_MIN ((size_t)4 << 10)
+#define BLOCK_MAX ((size_t)1 << 20)
 /* Spill writes go through a buffer of this size. */
 #define WRITE_BUF ((size_t)1 << 20)
 /* Entries asked for ahead of the one written. */
@@ -368,7 +372,11 @@ static unsigned char *block_room(rf_engine_gather *g, size_t size)
 {
     struct block *b = g->blocks;
     if (!b || b->cap - b->len < size) {
-        const size_t cap = size > BLOCK_BYTES ? size : BLOCK_BYTES;
+        const uint64_t eighth = g->budget / 8;
+        const size_t block = eighth < BLOCK_MIN   ? BLOCK_MIN
+                             : eighth > BLOCK_MAX ? BLOCK_MAX
+                                                  : (size_t)eighth;
+        const size_t cap = size > block ? size : block;
         if (!(b = malloc(sizeof *b + cap)))
             return NULL;
         b->next = g->blocks;

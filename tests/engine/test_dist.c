@@ -761,6 +761,181 @@ static void bad_packets(void **state)
     buf_free(&f);
 }
 
+/* A sink that takes 7 records at a time (a split's parts): begin's count,
+ * the room respected, every record advanced, the bytes those of a plain
+ * fd sink. */
+typedef struct rooms {
+    rf_fd_sink fd;
+    uint64_t planned, advanced, calls;
+    int begun, over;
+} rooms;
+
+static int rooms_begin(void *ctx, const void *header, size_t len, uint64_t records)
+{
+    rooms *r = ctx;
+    (void)header;
+    r->begun++;
+    r->planned = records;
+    return len == 0 ? 0 : EINVAL;
+}
+
+static rf_writer *rooms_writer(void *ctx)
+{
+    return &((rooms *)ctx)->fd.w;
+}
+
+static uint64_t rooms_room(void *ctx)
+{
+    const rooms *r = ctx;
+    const uint64_t left = r->planned - r->advanced;
+    return left < 7 ? left : 7;
+}
+
+static int rooms_advance(void *ctx, uint64_t records)
+{
+    rooms *r = ctx;
+    if (records > rooms_room(r) || records == 0)
+        r->over = 1;
+    r->advanced += records;
+    r->calls++;
+    return 0;
+}
+
+static void sink_rooms(void **state)
+{
+    (void)state;
+    buf b[4];
+    size_t n;
+    make_set(0, '\n', b, &n);
+    rf_engine_input in[4];
+    set_inputs(b, n, in);
+    rf_engine_options o;
+    options(&o, 8, '\n', 0, 64 * MIB, NULL);
+    rounds *pk = calloc(2, sizeof *pk);
+    assert_non_null(pk);
+    uint64_t records, bytes, seed = 1;
+    scatter_all(&o, in, n, 2, 1, 100, pk, &records, &bytes);
+    for (int spill = 0; spill < 2; spill++) {
+        char dir[256];
+        fresh_dir(dir, sizeof dir);
+        o.memory = spill ? 1 : 64 * MIB;
+        o.tmpdir = dir;
+        rf_engine_gather *g;
+        rf_engine_error e;
+        assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
+        feed(g, pk, 2, 1, 0, SHUFFLED, &seed);
+        buf want = {0}, got = {0};
+        gather_out(g, RF_ENGINE_ALL, &want);
+        const int fd = memfd_create("riffle-test-rooms", MFD_CLOEXEC);
+        assert_true(fd >= 0);
+        unsigned char wb[100];
+        rooms r = {0};
+        rf_fd_sink_init(&r.fd, fd, wb, sizeof wb);
+        const rf_engine_sink sink = {rooms_begin, rooms_writer, rooms_room, rooms_advance, &r};
+        assert_int_equal(rf_engine_gather_write(g, RF_ENGINE_ALL, &sink, &e), RF_OK);
+        assert_int_equal(rf_fd_sink_flush(&r.fd), 0);
+        read_fd(fd, &got);
+        close(fd);
+        assert_same(&got, &want);
+        assert_int_equal(r.begun, 1);
+        assert_int_equal(r.planned, records);
+        assert_int_equal(r.advanced, records);
+        assert_true(r.calls >= (records + 6) / 7);
+        assert_int_equal(r.over, 0);
+        rf_engine_gather_close(g);
+        assert_int_equal(dir_entries(dir), 0);
+        rmdir(dir);
+        buf_free(&want);
+        buf_free(&got);
+    }
+    rounds_free(&pk[0]);
+    rounds_free(&pk[1]);
+    free(pk);
+    for (size_t i = 0; i < 4; i++)
+        buf_free(&b[i]);
+}
+
+/* Offsets above 2^32 and record numbers above 2^32: a sparse file of 5 GiB
+ * of zeros with '\0' as the delimiter (every byte a record), cut into 8192
+ * parts; only the last parts are read.  Part r is exactly the bytes
+ * [floor(B r / P), floor(B (r+1) / P)), and the last part's entries carry
+ * the numbers from there on with the keys rf_keyed_keys gives them. */
+static void beyond_32_bits(void **state)
+{
+    (void)state;
+    char dir[256], path[300];
+    fresh_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/sparse", dir);
+    const uint64_t size = ((uint64_t)5 << 30) + 12345;
+    const int fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+    assert_true(fd >= 0);
+    const int grown = ftruncate(fd, (off_t)size) == 0;
+    close(fd);
+    if (!grown) {
+        unlink(path);
+        rmdir(dir);
+        print_message("# skip: no 5 GiB sparse file here\n");
+        skip();
+    }
+    rf_engine_options o;
+    options(&o, 6, '\0', 0, 64 * MIB, NULL);
+    rf_engine_input in = rf_engine_input_path(path);
+    const unsigned parts = 8192, owners = 3;
+    rf_engine_error e;
+    for (unsigned r = parts - 2; r < parts; r++) {
+        uint64_t records, bytes;
+        assert_int_equal(rf_engine_part_count(&o, &in, 1, r, parts, &records, &bytes, &e), RF_OK);
+        const uint64_t lo = (uint64_t)((unsigned __int128)size * r / parts);
+        const uint64_t hi = (uint64_t)((unsigned __int128)size * (r + 1) / parts);
+        assert_int_equal(records, hi - lo);
+        assert_int_equal(bytes, hi - lo);
+        if (r + 1 < parts)
+            continue;
+        rf_keyed_order ko;
+        assert_int_equal(rf_keyed_order_init(&ko, o.rng, o.key), RF_OK);
+        rf_engine_scatter *sc;
+        assert_int_equal(rf_engine_scatter_open(&sc, &o, &in, 1, r, parts, lo, owners, &e), RF_OK);
+        const void *out[3];
+        size_t len[3];
+        int done = 0;
+        uint64_t seen = 0, next[3] = {0, 0, 0};
+        while (!done) {
+            assert_int_equal(rf_engine_scatter_next(sc, MIB, out, len, &done, &e), RF_OK);
+            for (unsigned d = 0; d < owners; d++) {
+                const unsigned char *p = out[d];
+                if (len[d] == 0)
+                    continue;
+                uint64_t count = 0;
+                for (int i = 7; i >= 0; i--)
+                    count = count << 8 | p[24 + i];
+                p += 40;
+                for (uint64_t j = 0; j < count; j++, p += 25) {
+                    uint64_t key = 0, number = 0, l = 0;
+                    for (int i = 7; i >= 0; i--) {
+                        key = key << 8 | p[i];
+                        number = number << 8 | p[8 + i];
+                        l = l << 8 | p[16 + i];
+                    }
+                    uint64_t want;
+                    assert_int_equal(rf_keyed_keys(&ko, number, &want, 1), RF_OK);
+                    assert_int_equal(key, want);
+                    assert_int_equal(rf_engine_owner(key, owners), d);
+                    assert_true(number >= lo && number < hi && number >= next[d]);
+                    next[d] = number + 1;
+                    assert_int_equal(l, 1);
+                    assert_int_equal(p[24], 0);
+                    seen++;
+                }
+            }
+        }
+        assert_int_equal(seen, hi - lo);
+        assert_true(lo > ((uint64_t)1 << 32));
+        rf_engine_scatter_close(sc);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
 
@@ -960,6 +1135,8 @@ int main(void)
         cmocka_unit_test(owners_are_ranges),
         cmocka_unit_test(ties),
         cmocka_unit_test(bad_packets),
+        cmocka_unit_test(sink_rooms),
+        cmocka_unit_test(beyond_32_bits),
         cmocka_unit_test(invalid_arguments),
         cmocka_unit_test(missing_input),
         cmocka_unit_test(bad_tmpdir),
