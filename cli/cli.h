@@ -77,20 +77,14 @@ enum cli_option_code {
     CLI_OPT_FIRST_FREE
 };
 
-/* What a command does when --seed, --rng or --random-source comes twice. */
-enum cli_repeat {
-    CLI_LAST_WINS, /* the last value is used */
-    CLI_ONCE       /* a second, different value is an error, as shuf's -o */
-};
-
 /* Returned by cli_rng_option for an option that is not one of the three. */
 #define CLI_NOT_RNG (-2)
 
 /* Take getopt's result `opt` (with its `arg`) into r if it is --seed, --rng or
  * --random-source.  Returns CLI_CONTINUE when taken, CLI_NOT_RNG when opt is
- * another option, or CLI_FAIL after "multiple seeds specified" (and the like)
- * under CLI_ONCE. */
-int cli_rng_option(struct cli_rng_opts *r, int opt, const char *arg, enum cli_repeat repeat);
+ * another option, or CLI_FAIL after "multiple seeds specified" (and the like):
+ * a second, different value is an error in every command, as shuf's -o. */
+int cli_rng_option(struct cli_rng_opts *r, int opt, const char *arg);
 /* Validate --rng early (a usage error).  Returns 0 or 1 after a message. */
 int cli_rng_check(const struct cli_rng_opts *o, const char *cmd);
 /* Build the generator.  Returns g (in *storage) or one from rf_rng_new_os, or

@@ -23,7 +23,7 @@
 
 #include "cli.h"
 
-int cli_rng_option(struct cli_rng_opts *r, int opt, const char *arg, enum cli_repeat repeat)
+int cli_rng_option(struct cli_rng_opts *r, int opt, const char *arg)
 {
     const char **slot;
     const char *plural; /* for the message of a repeated option */
@@ -40,7 +40,7 @@ int cli_rng_option(struct cli_rng_opts *r, int opt, const char *arg, enum cli_re
     default:
         return CLI_NOT_RNG;
     }
-    if (repeat == CLI_ONCE && *slot && strcmp(*slot, arg) != 0) {
+    if (*slot && strcmp(*slot, arg) != 0) {
         cli_error("multiple %s specified", plural);
         return CLI_FAIL;
     }
@@ -72,7 +72,7 @@ static int read_key_file(const char *path, uint8_t key[RF_KEY_BYTES])
 {
     const int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        cli_error("%s: %s", path, strerror(errno));
+        cli_error("%s: %s", cli_quote_file(path), strerror(errno));
         return -1;
     }
     size_t got = 0;

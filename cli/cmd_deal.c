@@ -123,7 +123,7 @@ static int number(const char *arg, const char *what, uint64_t *v, int *have)
 
 static int on_deal_option(struct deal_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
+    const int r = cli_rng_option(&o->rng, c, arg);
     if (r != CLI_NOT_RNG)
         return r;
     uint64_t v;

@@ -77,7 +77,7 @@ static int gather_help(void)
 
 static int on_gather_option(struct gather_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->d.rng, c, arg, CLI_ONCE);
+    const int r = cli_rng_option(&o->d.rng, c, arg);
     if (r != CLI_NOT_RNG)
         return r;
     switch (c) {

@@ -104,7 +104,7 @@ static int parse_size(struct perm_opts *o)
 
 static int on_perm_option(struct perm_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
+    const int r = cli_rng_option(&o->rng, c, arg);
     if (r != CLI_NOT_RNG)
         return r;
     switch (c) {

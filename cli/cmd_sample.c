@@ -124,7 +124,7 @@ const struct cli_options cli_sample_options = {"sample", 0, "n:kw:d:z", sample_l
 
 static int on_sample_option(struct sample_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
+    const int r = cli_rng_option(&o->rng, c, arg);
     if (r != CLI_NOT_RNG)
         return r;
     uint64_t v;

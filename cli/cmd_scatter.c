@@ -88,7 +88,7 @@ static int scatter_help(void)
 
 static int on_scatter_option(struct scatter_opts *o, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->d.rng, c, arg, CLI_ONCE);
+    const int r = cli_rng_option(&o->d.rng, c, arg);
     if (r != CLI_NOT_RNG)
         return r;
     int over;

@@ -285,7 +285,7 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
                           c == OPT_PROGRESS || c == OPT_NO_PROGRESS))
         return on_riffle_option(o, c, arg);
-    const int r = cli_rng_option(&o->rng, c, arg, CLI_ONCE);
+    const int r = cli_rng_option(&o->rng, c, arg);
     if (r != CLI_NOT_RNG)
         return r;
     switch (c) {
