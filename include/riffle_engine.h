@@ -29,6 +29,19 @@
  *    ordered in memory whatever the budget, so any budget finishes).
  *    The scatter's buffers take a few MiB beside the budget.
  *
+ * Memory.  A run's peak memory stays within the budget plus a fixed
+ * overhead of 16 MiB (read and write buffers, threads' stacks and tables),
+ * whatever the records -- one record larger than memory included: in the
+ * external engine a record that reaches a sixteenth of the budget (but at
+ * least 256 KiB and at most 16 MiB) before its delimiter is never held.  Its bytes are copied, a read
+ * at a time, to a spill file among the temporary files, and only a
+ * one-byte stand-in goes to its bucket; when its turn comes it is copied
+ * from the spill file to the sink 1 MiB at a time.  So an endless record
+ * (`/dev/zero`) ends as an out-of-space error of the temporary directory.
+ * Not covered: the `header` records (they go to the sink's begin in one
+ * piece) and the records kept by the streamed head (a count K), which are
+ * held whatever their length.
+ *
  * Records.  A record is the bytes up to and including the delimiter; every
  * input's last record is a record even without its delimiter, and is written
  * with one.  Several inputs are one stream, in order.  The first `header`

@@ -14,6 +14,13 @@
  * with its prefix, in input order, and ties never cross buckets.  A bucket
  * too large for --memory is scattered again by the next bits of its keys.
  *
+ * Out-of-line records (reader.h): a record too long to hold reaches the
+ * scatter as a one-byte stub, its bytes already in the spill file (a
+ * temporary file like the others); the bucket keeps, beside the stub's
+ * offset, where they are, and pass 2 copies them to the sink from there in
+ * pieces.  Stubs keep their places through a second scatter.  The order is
+ * unchanged: it depends on the keys alone.
+ *
  * Temporary files live in a fresh directory (DIR/riffle-XXXXXX) of numbered
  * files, announced through the temp callback before each is created (so a
  * program's signal handler can remove them); every exit path removes them.  Memory: the scatter buffers (1 MiB per bucket and a few spares, less
@@ -81,6 +88,13 @@ struct piece {
     struct piece *next;  /* in the queue or the free list */
 };
 
+/* An out-of-line record of a bucket: its one-byte stub at offset `stub` of
+ * the bucket's record file stands for the bytes at `sp` of the spill file. */
+struct outline {
+    uint64_t stub;
+    struct spilled sp;
+};
+
 /* A bucket: its two files and, while it is being filled, its piece. */
 struct bucket {
     unsigned long rec_id, key_id; /* file numbers in the directory */
@@ -90,6 +104,8 @@ struct bucket {
     uint64_t bytes, records;      /* in the files */
     uint64_t *starts;             /* starts[c]: offset of record c * BLOCK */
     size_t starts_cap;
+    struct outline *outs;         /* its out-of-line records, by stub offset */
+    size_t nouts, outs_cap;
 };
 
 struct ext {
@@ -101,6 +117,9 @@ struct ext {
     uint64_t left;                /* records still to write (-n) */
     uint64_t scattered;           /* bytes in bucket files (progress) */
     uint64_t done;                /* of them, sorted and written */
+    int spill_fd;                 /* out-of-line records' bytes, or -1 */
+    unsigned long spill_id;
+    uint64_t spill_size;
 };
 
 static void file_name(const struct ext *x, unsigned long id, char *out)
@@ -437,12 +456,30 @@ static int add_start(const struct ext *x, struct bucket *b)
     return 0;
 }
 
+/* Note that the stub about to be added to b stands for the record at sp. */
+static int add_outline(const struct ext *x, struct bucket *b, const struct spilled *sp)
+{
+    if (b->nouts == b->outs_cap) {
+        struct outline *o = rfi_grow(b->outs, &b->outs_cap, sizeof *o, 4);
+        if (!o)
+            return rfi_engine_nomem(x->e->err);
+        b->outs = o;
+    }
+    b->outs[b->nouts].stub = b->bytes;
+    b->outs[b->nouts++].sp = *sp;
+    return 0;
+}
+
+/* A record to its bucket: its bytes, or for an out-of-line record (out
+ * not NULL) its stub. */
 static int add_record(struct ext *x, struct scatter *s, uint64_t key,
-                      const unsigned char *rec, size_t len)
+                      const unsigned char *rec, size_t len, const struct spilled *out)
 {
     struct bucket *b = &s->b[(key << s->shift) >> (64 - s->bits)];
     struct piece *p = b->cur;
     if (b->records % BLOCK == 0 && add_start(x, b) != 0)
+        return 1;
+    if (out && add_outline(x, b, out) != 0)
         return 1;
     if ((p->len + len > b->rec_limit || p->nkeys == b->key_limit) && p->nkeys > 0) {
         if (flush_bucket(x, s, b) != 0)
@@ -637,13 +674,86 @@ static int ready_report(const struct ext *x, const struct ready *rd)
     return 0;
 }
 
+/* The out-of-line record whose stub is at offset `at` of b, or NULL. */
+static const struct outline *find_outline(const struct bucket *b, uint64_t at)
+{
+    size_t lo = 0, hi = b->nouts;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (b->outs[mid].stub < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < b->nouts && b->outs[lo].stub == at ? &b->outs[lo] : NULL;
+}
+
+/* Bytes copied from the spill file to the sink at a time. */
+#define COPY_PIECE ((size_t)1 << 20)
+
+/* One out-of-line record to the sink, a piece at a time, from the spill
+ * file: never more of it in memory than one piece.  *stop: the sink takes
+ * no more records. */
+static int emit_outline(struct ext *x, const struct spilled *sp, int *stop)
+{
+    const rf_engine_sink *s = x->e->sink;
+    *stop = s->room(s->ctx) == 0;
+    if (*stop)
+        return 0;
+    unsigned char *buf = malloc(COPY_PIECE);
+    if (!buf)
+        return rfi_engine_nomem(x->e->err);
+    rf_writer *w = s->writer(s->ctx);
+    int err = 0;
+    for (uint64_t done = 0; done < sp->len && !err && !w->err;) {
+        const size_t want = sp->len - done < COPY_PIECE ? (size_t)(sp->len - done) : COPY_PIECE;
+        const ssize_t got = pread(x->spill_fd, buf, want, (off_t)(sp->at + done));
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            err = got < 0 ? errno : EIO;
+        else if (rf_writer_put(w, buf, (size_t)got) == 0)
+            done += (uint64_t)got;
+    }
+    free(buf);
+    if (err)
+        return io_error(x, x->spill_id, err);
+    if (w->err)
+        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, w->err);
+    const int advanced = s->advance(s->ctx, 1);
+    return advanced ? rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, advanced) : 0;
+}
+
+/* The records at offs[0..k) of a bucket with out-of-line records: runs of
+ * ordinary ones as usual, each out-of-line one from the spill file. */
+static int emit_mixed(struct ext *x, const struct ready *rd, size_t k)
+{
+    size_t i = 0;
+    while (i < k) {
+        size_t j = i;
+        while (j < k && !find_outline(rd->b, rd->offs[j]))
+            j++;
+        if (j > i && rfi_engine_emit(x->e, &rd->r, rd->offs + i, j - i) != 0)
+            return 1;
+        if (j == k)
+            break;
+        int stop = 0;
+        if (emit_outline(x, &find_outline(rd->b, rd->offs[j])->sp, &stop) != 0)
+            return 1;
+        if (stop)
+            break;
+        i = j + 1;
+    }
+    return 0;
+}
+
 /* Write a ready bucket (as much as -n leaves), then let it go. */
 static int ready_emit(struct ext *x, struct ready *rd)
 {
     int status = ready_report(x, rd);
     if (status == 0) {
         const size_t k = (size_t)(x->left < rd->b->records ? x->left : rd->b->records);
-        status = rfi_engine_emit(x->e, &rd->r, rd->offs, k);
+        status = rd->b->nouts ? emit_mixed(x, rd, k) : rfi_engine_emit(x->e, &rd->r, rd->offs, k);
         x->left -= k;
     }
     ready_free(rd);
@@ -696,7 +806,9 @@ static void free_starts(struct scatter *s)
 {
     for (unsigned i = 0; i < s->nb; i++) {
         free(s->b[i].starts);
+        free(s->b[i].outs);
         s->b[i].starts = NULL;
+        s->b[i].outs = NULL;
     }
 }
 
@@ -728,7 +840,8 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
         size_t len;
         int got = 0;
         uint64_t keys[KEY_BATCH];
-        size_t nkeys = 0, used = 0;
+        size_t nkeys = 0, used = 0, outs = 0;
+        uint64_t at = 0; /* offset of p in the bucket's record file */
         while (status == 0 && (got = rfi_reader_next(&rd, &data, &len)) > 0) {
             for (const unsigned char *p = data, *end = data + len; p < end && status == 0;) {
                 const unsigned char *q = memchr(p, x->e->delim, (size_t)(end - p));
@@ -741,7 +854,10 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
                     nkeys = (size_t)k / sizeof *keys;
                     used = 0;
                 }
-                status = add_record(x, s, keys[used++], p, (size_t)(q - p) + 1);
+                const struct outline *o =
+                    outs < b->nouts && b->outs[outs].stub == at ? &b->outs[outs++] : NULL;
+                status = add_record(x, s, keys[used++], p, (size_t)(q - p) + 1, o ? &o->sp : NULL);
+                at += (uint64_t)(q - p) + 1;
                 p = q + 1;
             }
         }
@@ -878,6 +994,29 @@ static int remove_dir(struct ext *x)
     return first;
 }
 
+/* The reader's spill stream (reader.h): one file, made at the first
+ * out-of-line record and appended to. */
+static int spill_write(void *ctx, const unsigned char *p, size_t len)
+{
+    struct ext *x = ctx;
+    if (x->spill_fd < 0 && create_file(x, &x->spill_id, &x->spill_fd) != 0)
+        return 1;
+    const int err = write_at(x->spill_fd, p, len, x->spill_size);
+    if (err)
+        return io_error(x, x->spill_id, err);
+    x->spill_size += len;
+    return 0;
+}
+
+/* Records this long or longer, still unfinished, go out of line: a
+ * quarter of the mapping window (a sixteenth of the budget, 256 KiB at
+ * least and 16 MiB at most; riffle_engine.h, "Memory"), so that the
+ * reader's buffer stays below half a window. */
+static size_t giant_size(uint64_t budget)
+{
+    return rfi_reader_window(budget) / 4;
+}
+
 /* Pass 1 over the input: every record after the header to its bucket. */
 struct walk {
     struct ext *x;
@@ -885,16 +1024,17 @@ struct walk {
     uint64_t records;
 };
 
-static int scatter_one(void *ctx, uint64_t key, const unsigned char *rec, size_t len)
+static int scatter_one(void *ctx, uint64_t key, const unsigned char *rec, size_t len,
+                       const struct spilled *out)
 {
     struct walk *w = ctx;
     w->records++;
-    return add_record(w->x, w->s, key, rec, len);
+    return add_record(w->x, w->s, key, rec, len, out);
 }
 
 int rfi_engine_external(struct engine *e, struct reader *rd)
 {
-    struct ext x = {.e = e};
+    struct ext x = {.e = e, .spill_fd = -1};
     struct scatter *s = malloc(sizeof *s);
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
@@ -909,6 +1049,9 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     const unsigned bits = fanout_bits(e->size_hint, e->budget);
     rfi_engine_phase(e, RF_ENGINE_SCATTER, e->size_hint);
     struct walk w = {&x, s, 0};
+    rd->giant = giant_size(e->budget);
+    rd->spill = spill_write;
+    rd->spill_ctx = &x;
     if (scatter_open(&x, s, 0, bits) != 0 || rfi_engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {
         free_buffers(s);
         goto done;
@@ -921,7 +1064,9 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     if (rfi_engine_begin(e, hbuf, hlen, x.left) != 0)
         goto done;
     status = finish_buckets(&x, s->b, s->nb, bits);
-done:;
+done:
+    if (x.spill_fd >= 0)
+        close(x.spill_fd);
     const int err = remove_dir(&x);
     if (err && status == 0)
         status = rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, x.dir, err);
