@@ -30,6 +30,7 @@ struct engine {
     uint64_t budget;       /* bytes */
     unsigned threads;      /* >= 1 */
     const char *tmpdir;    /* for rfi_engine_external */
+    int named_temps;       /* never O_TMPFILE (riffle_engine.h) */
     uint64_t size_hint;    /* input bytes if known (regular files), else 0 */
     rf_keyed_order order;
     const rf_engine_sink *sink;

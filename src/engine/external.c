@@ -112,6 +112,7 @@ struct ext {
     struct engine *e;
     char dir[PATH_MAX - 32]; /* room for "/" and a number in PATH_MAX */
     int made;                     /* dir exists */
+    int unnamed;                  /* files are O_TMPFILE, in tmpdir: no dir */
     unsigned long files;          /* numbered files created so far */
     size_t rec_cap, key_cap;      /* per piece, for the scatter under way */
     uint64_t left;                /* records still to write (-n) */
@@ -127,11 +128,13 @@ static void file_name(const struct ext *x, unsigned long id, char *out)
     snprintf(out, PATH_MAX, "%s/%lu", x->dir, id);
 }
 
+/* An unnamed file's error names the directory it is in. */
 static int io_error(const struct ext *x, unsigned long id, int err)
 {
     char name[PATH_MAX];
     file_name(x, id, name);
-    return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, name, err);
+    return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE,
+                           x->unnamed ? x->e->tmpdir : name, err);
 }
 
 /* Tell the caller which files may exist: before each is created, so that
@@ -146,6 +149,10 @@ static int create_file(struct ext *x, unsigned long *id, int *fd)
 {
     char name[PATH_MAX];
     *id = x->files++;
+    if (x->unnamed) {
+        *fd = open(x->e->tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+        return *fd < 0 ? io_error(x, *id, errno) : 0;
+    }
     const int refused = announce(x);
     if (refused)
         return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, x->dir, refused);
@@ -157,8 +164,26 @@ static int create_file(struct ext *x, unsigned long *id, int *fd)
 static void remove_file(const struct ext *x, unsigned long id)
 {
     char name[PATH_MAX];
+    if (x->unnamed)
+        return; /* gone with its last descriptor */
     file_name(x, id, name);
     unlink(name);
+}
+
+/* A bucket's files are open from the scatter that makes them until the
+ * bucket is written or scattered again (an unnamed file can only be reached
+ * through its descriptor); then they go. */
+static void drop_bucket(const struct ext *x, struct bucket *b)
+{
+    if (b->rec_fd >= 0)
+        close(b->rec_fd);
+    if (b->key_fd >= 0)
+        close(b->key_fd);
+    if (b->rec_fd >= 0 || b->key_fd >= 0) {
+        remove_file(x, b->rec_id);
+        remove_file(x, b->key_id);
+    }
+    b->rec_fd = b->key_fd = -1;
 }
 
 /* Write p[0..len) at offset `at` of fd.  Returns 0 or an errno value (no
@@ -333,17 +358,12 @@ static int flusher_drain(struct ext *x, struct flusher *f)
     return err ? io_error(x, id, err) : 0;
 }
 
+/* The buffers go; the files stay open for pass 2 (drop_bucket). */
 static void free_buffers(struct scatter *s)
 {
     flusher_stop(&s->f);
-    for (unsigned i = 0; i < s->nb; i++) {
-        if (s->b[i].rec_fd >= 0)
-            close(s->b[i].rec_fd);
-        if (s->b[i].key_fd >= 0)
-            close(s->b[i].key_fd);
-        s->b[i].rec_fd = s->b[i].key_fd = -1;
+    for (unsigned i = 0; i < s->nb; i++)
         s->b[i].cur = NULL;
-    }
     free(s->mem);
     free(s->pieces);
     s->mem = NULL;
@@ -617,13 +637,8 @@ static void ready_free(struct ready *rd)
 static void ready_make(const struct ext *x, struct ready *rd)
 {
     const struct bucket *b = rd->b;
-    char name[PATH_MAX];
     rf_records_init(&rd->r, x->e->delim);
-    file_name(x, b->rec_id, name);
-    const int fd = open(name, O_RDONLY | O_CLOEXEC);
-    int e = fd < 0 ? errno : rf_records_add_fd(&rd->r, fd);
-    if (fd >= 0)
-        close(fd);
+    int e = lseek(b->rec_fd, 0, SEEK_SET) < 0 ? errno : rf_records_add_fd(&rd->r, b->rec_fd);
     if (!e && rd->r.size != b->bytes)
         e = EIO; /* the file changed under us */
     if (e) {
@@ -631,13 +646,7 @@ static void ready_make(const struct ext *x, struct ready *rd)
         rd->err_id = b->rec_id;
         return;
     }
-    file_name(x, b->key_id, name);
-    struct items it = {b, rd->r.data, x->e->delim, open(name, O_RDONLY | O_CLOEXEC), 0, 0};
-    if (it.fd < 0) {
-        rd->err = errno;
-        rd->err_id = b->key_id;
-        return;
-    }
+    struct items it = {b, rd->r.data, x->e->delim, b->key_fd, 0, 0};
     uint64_t *order = malloc(b->records * sizeof *order);
     if (!order) {
         rd->nomem = 1;
@@ -659,7 +668,6 @@ static void ready_make(const struct ext *x, struct ready *rd)
         }
     }
     free(order);
-    close(it.fd);
 }
 
 /* Returns 0, or 1 with the error of a failed ready_make recorded. */
@@ -757,8 +765,7 @@ static int ready_emit(struct ext *x, struct ready *rd)
         x->left -= k;
     }
     ready_free(rd);
-    remove_file(x, rd->b->rec_id);
-    remove_file(x, rd->b->key_id);
+    drop_bucket(x, rd->b);
     x->done += rd->b->bytes;
     rfi_engine_progress(x->e, x->done);
     return status;
@@ -802,6 +809,14 @@ static void helper_join(struct helper *h, struct ready *rd)
 
 static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigned used_bits);
 
+/* Every bucket of s that is still there (after a failure, or buckets never
+ * opened) goes. */
+static void drop_buckets(const struct ext *x, struct scatter *s)
+{
+    for (unsigned i = 0; i < s->nb; i++)
+        drop_bucket(x, &s->b[i]);
+}
+
 static void free_starts(struct scatter *s)
 {
     for (unsigned i = 0; i < s->nb; i++) {
@@ -822,20 +837,18 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
     if (!s)
         return rfi_engine_nomem(x->e->err);
     int status = scatter_open(x, s, used_bits, bits);
-    char rec_name[PATH_MAX], key_name[PATH_MAX];
+    char rec_name[PATH_MAX];
     file_name(x, b->rec_id, rec_name);
-    file_name(x, b->key_id, key_name);
-    const rf_engine_input in = rf_engine_input_path(rec_name);
+    const rf_engine_input in = rf_engine_input_fd(b->rec_fd, x->unnamed ? x->e->tmpdir : rec_name);
     struct reader rd;
-    int key_fd = -1;
+    const int key_fd = b->key_fd;
     if (status == 0 && rfi_reader_open(&rd, &in, 1, x->e->delim, x->e->err) != 0)
         status = 1;
     else if (status == 0) {
         rd.op = RF_ENGINE_OP_TEMP_FILE;
         rfi_reader_map(&rd, rfi_reader_window(x->e->budget));
-        key_fd = open(key_name, O_RDONLY | O_CLOEXEC);
-        if (key_fd < 0)
-            status = io_error(x, b->key_id, errno);
+        if (lseek(b->rec_fd, 0, SEEK_SET) < 0 || lseek(key_fd, 0, SEEK_SET) < 0)
+            status = io_error(x, b->rec_id, errno);
         const unsigned char *data;
         size_t len;
         int got = 0;
@@ -864,11 +877,8 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
         if (got < 0)
             status = 1;
         rfi_reader_close(&rd);
-        if (key_fd >= 0)
-            close(key_fd);
     }
-    remove_file(x, b->rec_id);
-    remove_file(x, b->key_id);
+    drop_bucket(x, b);
     x->scattered -= b->bytes; /* counted again in the sub-buckets */
     if (status == 0)
         status = scatter_close(x, s);
@@ -876,6 +886,7 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
         free_buffers(s);
     if (status == 0)
         status = finish_buckets(x, s->b, s->nb, used_bits + bits);
+    drop_buckets(x, s);
     free_starts(s);
     free(s);
     return status;
@@ -896,8 +907,7 @@ static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigne
     for (unsigned i = 0; i < nb && status == 0; i++) {
         struct bucket *b = &bs[i];
         if (!helping && (x->left == 0 || b->records == 0)) {
-            remove_file(x, b->rec_id);
-            remove_file(x, b->key_id);
+            drop_bucket(x, b);
             continue;
         }
         if (!helping && !bucket_fits(x, b, used_bits)) {
@@ -944,9 +954,39 @@ static void raise_file_limit(void)
     }
 }
 
+/* Whether the temporary files can be unnamed (O_TMPFILE, Linux 3.11): the
+ * kernel then frees them however the process ends, kill -9 included, and
+ * no directory is needed.  A file system or kernel without them refuses
+ * with EOPNOTSUPP, EISDIR (O_TMPFILE includes O_DIRECTORY, which an older
+ * kernel takes alone) or EINVAL: then named files in a directory, as the
+ * options may also ask.  Any other failure is the directory's, reported as
+ * mkdtemp's would be. */
+static int try_unnamed(struct ext *x)
+{
+#ifdef O_TMPFILE
+    if (x->e->named_temps)
+        return 0;
+    const int fd = open(x->e->tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        close(fd);
+        x->unnamed = 1;
+        return 1;
+    }
+    if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)
+        return 0;
+    return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_DIR, x->e->tmpdir, errno), -1;
+#else
+    (void)x;
+    return 0;
+#endif
+}
+
 static int make_dir(struct ext *x)
 {
     const char *base = x->e->tmpdir;
+    const int unnamed = try_unnamed(x);
+    if (unnamed != 0)
+        return unnamed < 0;
     if ((size_t)snprintf(x->dir, sizeof x->dir, "%s/riffle-XXXXXX", base) >= sizeof x->dir)
         return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, base, ENAMETOOLONG);
     /* Announced under its real name with this thread's asynchronous signals
@@ -1065,6 +1105,7 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
         goto done;
     status = finish_buckets(&x, s->b, s->nb, bits);
 done:
+    drop_buckets(&x, s);
     if (x.spill_fd >= 0)
         close(x.spill_fd);
     const int err = remove_dir(&x);
