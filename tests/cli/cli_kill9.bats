@@ -116,8 +116,10 @@ kill_every_phase() {
 fallback_left() {
     ls -A "$T/tmp" "$T/out" > "$T/left"
     # the removal of docs/riffle.1, FILES, once no riffle runs
-    find "$T/tmp" -maxdepth 1 -type d -name 'riffle-??????' -exec rm -rf {} +
-    find "$T/out" -maxdepth 1 -type f -name '.riffle-??????' -delete
+    local USER
+    USER=$(id -un)
+    find "$T/tmp" -maxdepth 1 -type d -name 'riffle-??????' -user "$USER" -exec rm -rf {} +
+    find "$T/out" -maxdepth 1 -type f -name '.riffle-??????' -user "$USER" -delete
     nothing_left
     cat "$T/left" >> "$T/all-left"
 }
