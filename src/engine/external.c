@@ -21,10 +21,12 @@
  * pieces.  Stubs keep their places through a second scatter.  The order is
  * unchanged: it depends on the keys alone.
  *
- * Temporary files live in a fresh directory (DIR/riffle-XXXXXX) of numbered
- * files, announced through the temp callback before each is created (so a
- * program's signal handler can remove them); every exit path removes them.  Memory: the scatter buffers (1 MiB per bucket and a few spares, less
- * if that is more than half of --memory, but at least 8 KiB each) and, in
+ * Temporary files (temp.h): unnamed where the file system allows, else the
+ * numbered files of a fresh directory DIR/riffle-XXXXXX, announced through
+ * the temp callback before each is created (so a program's signal handler
+ * can remove them); every exit path removes them.  Memory: the scatter
+ * buffers (1 MiB per bucket and a few spares, less if that is more than half
+ * of --memory, but at least 8 KiB each) and, in
  * pass 2, one or two buckets (their bytes + 8 bytes per record: the order,
  * as offsets; no offsets table beside it).
  *
@@ -46,8 +48,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -58,6 +58,7 @@
 #include "common/thread.h"
 #include "engine_internal.h"
 #include "reader.h"
+#include "temp.h"
 
 /* Buckets per scatter, at most: 2 files each, well inside the usual limit of
  * 1024 open files. */
@@ -110,64 +111,27 @@ struct bucket {
 
 struct ext {
     struct engine *e;
-    char dir[PATH_MAX - 32]; /* room for "/" and a number in PATH_MAX */
-    int made;                     /* dir exists */
-    int unnamed;                  /* files are O_TMPFILE, in tmpdir: no dir */
-    unsigned long files;          /* numbered files created so far */
+    struct temps t;               /* the files */
     size_t rec_cap, key_cap;      /* per piece, for the scatter under way */
     uint64_t left;                /* records still to write (-n) */
     uint64_t scattered;           /* bytes in bucket files (progress) */
     uint64_t done;                /* of them, sorted and written */
-    int spill_fd;                 /* out-of-line records' bytes, or -1 */
-    unsigned long spill_id;
-    uint64_t spill_size;
+    struct spill spill;           /* out-of-line records' bytes */
 };
 
-static void file_name(const struct ext *x, unsigned long id, char *out)
-{
-    snprintf(out, PATH_MAX, "%s/%lu", x->dir, id);
-}
-
-/* An unnamed file's error names the directory it is in. */
 static int io_error(const struct ext *x, unsigned long id, int err)
 {
-    char name[PATH_MAX];
-    file_name(x, id, name);
-    return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE,
-                           x->unnamed ? x->e->tmpdir : name, err);
-}
-
-/* Tell the caller which files may exist: before each is created, so that
- * a signal handler never misses one.  Returns 0 or what the caller said. */
-static int announce(const struct ext *x)
-{
-    const struct engine *e = x->e;
-    return e->temp ? e->temp(e->temp_ctx, x->dir, x->files) : 0;
+    return rfi_temps_error(&x->t, id, err);
 }
 
 static int create_file(struct ext *x, unsigned long *id, int *fd)
 {
-    char name[PATH_MAX];
-    *id = x->files++;
-    if (x->unnamed) {
-        *fd = open(x->e->tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-        return *fd < 0 ? io_error(x, *id, errno) : 0;
-    }
-    const int refused = announce(x);
-    if (refused)
-        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, x->dir, refused);
-    file_name(x, *id, name);
-    *fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    return *fd < 0 ? io_error(x, *id, errno) : 0;
+    return rfi_temps_create(&x->t, id, fd);
 }
 
 static void remove_file(const struct ext *x, unsigned long id)
 {
-    char name[PATH_MAX];
-    if (x->unnamed)
-        return; /* gone with its last descriptor */
-    file_name(x, id, name);
-    unlink(name);
+    rfi_temps_unlink(&x->t, id);
 }
 
 /* A bucket's files are open from the scatter that makes them until the
@@ -186,34 +150,16 @@ static void drop_bucket(const struct ext *x, struct bucket *b)
     b->rec_fd = b->key_fd = -1;
 }
 
-/* Write p[0..len) at offset `at` of fd.  Returns 0 or an errno value (no
- * message: the writer thread calls it). */
-static int write_at(int fd, const void *p, size_t len, uint64_t at)
-{
-    const unsigned char *b = p;
-    while (len > 0) {
-        const ssize_t w = pwrite(fd, b, len, (off_t)at);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return w < 0 ? errno : ENOSPC;
-        b += w;
-        at += (uint64_t)w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
 /* A piece to its bucket's files: 0, or an errno value and the file in *id. */
 static int write_piece(const struct piece *p, unsigned long *id)
 {
     const struct bucket *b = p->b;
-    int err = write_at(b->rec_fd, p->rec, p->len, p->rec_at);
+    int err = rfi_write_at(b->rec_fd, p->rec, p->len, p->rec_at);
     if (err) {
         *id = b->rec_id;
         return err;
     }
-    err = write_at(b->key_fd, p->keys, p->nkeys * sizeof *p->keys, p->key_at);
+    err = rfi_write_at(b->key_fd, p->keys, p->nkeys * sizeof *p->keys, p->key_at);
     if (err)
         *id = b->key_id;
     return err;
@@ -511,7 +457,7 @@ static int add_record(struct ext *x, struct scatter *s, uint64_t key,
         p->key_at = b->records * sizeof *p->keys;
     }
     if (len > x->rec_cap) { /* longer than a buffer: straight to its place */
-        const int err = write_at(b->rec_fd, rec, len, b->bytes);
+        const int err = rfi_write_at(b->rec_fd, rec, len, b->bytes);
         if (err)
             return io_error(x, b->rec_id, err);
         p->rec_at += len; /* the piece's records come after it */
@@ -696,42 +642,6 @@ static const struct outline *find_outline(const struct bucket *b, uint64_t at)
     return lo < b->nouts && b->outs[lo].stub == at ? &b->outs[lo] : NULL;
 }
 
-/* Bytes copied from the spill file to the sink at a time. */
-#define COPY_PIECE ((size_t)1 << 20)
-
-/* One out-of-line record to the sink, a piece at a time, from the spill
- * file: never more of it in memory than one piece.  *stop: the sink takes
- * no more records. */
-static int emit_outline(struct ext *x, const struct spilled *sp, int *stop)
-{
-    const rf_engine_sink *s = x->e->sink;
-    *stop = s->room(s->ctx) == 0;
-    if (*stop)
-        return 0;
-    unsigned char *buf = malloc(COPY_PIECE);
-    if (!buf)
-        return rfi_engine_nomem(x->e->err);
-    rf_writer *w = s->writer(s->ctx);
-    int err = 0;
-    for (uint64_t done = 0; done < sp->len && !err && !w->err;) {
-        const size_t want = sp->len - done < COPY_PIECE ? (size_t)(sp->len - done) : COPY_PIECE;
-        const ssize_t got = pread(x->spill_fd, buf, want, (off_t)(sp->at + done));
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            err = got < 0 ? errno : EIO;
-        else if (rf_writer_put(w, buf, (size_t)got) == 0)
-            done += (uint64_t)got;
-    }
-    free(buf);
-    if (err)
-        return io_error(x, x->spill_id, err);
-    if (w->err)
-        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, w->err);
-    const int advanced = s->advance(s->ctx, 1);
-    return advanced ? rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, advanced) : 0;
-}
-
 /* The records at offs[0..k) of a bucket with out-of-line records: runs of
  * ordinary ones as usual, each out-of-line one from the spill file. */
 static int emit_mixed(struct ext *x, const struct ready *rd, size_t k)
@@ -746,7 +656,7 @@ static int emit_mixed(struct ext *x, const struct ready *rd, size_t k)
         if (j == k)
             break;
         int stop = 0;
-        if (emit_outline(x, &find_outline(rd->b, rd->offs[j])->sp, &stop) != 0)
+        if (rfi_spill_emit(&x->spill, &find_outline(rd->b, rd->offs[j])->sp, &stop) != 0)
             return 1;
         if (stop)
             break;
@@ -838,8 +748,8 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
         return rfi_engine_nomem(x->e->err);
     int status = scatter_open(x, s, used_bits, bits);
     char rec_name[PATH_MAX];
-    file_name(x, b->rec_id, rec_name);
-    const rf_engine_input in = rf_engine_input_fd(b->rec_fd, x->unnamed ? x->e->tmpdir : rec_name);
+    rfi_temps_name(&x->t, b->rec_id, rec_name);
+    const rf_engine_input in = rf_engine_input_fd(b->rec_fd, rec_name);
     struct reader rd;
     const int key_fd = b->key_fd;
     if (status == 0 && rfi_reader_open(&rd, &in, 1, x->e->delim, x->e->err) != 0)
@@ -954,100 +864,6 @@ static void raise_file_limit(void)
     }
 }
 
-/* Whether the temporary files can be unnamed (O_TMPFILE, Linux 3.11): the
- * kernel then frees them however the process ends, kill -9 included, and
- * no directory is needed.  A file system or kernel without them refuses
- * with EOPNOTSUPP, EISDIR (O_TMPFILE includes O_DIRECTORY, which an older
- * kernel takes alone) or EINVAL: then named files in a directory, as the
- * options may also ask.  Any other failure is the directory's, reported as
- * mkdtemp's would be. */
-static int try_unnamed(struct ext *x)
-{
-#ifdef O_TMPFILE
-    if (x->e->named_temps)
-        return 0;
-    const int fd = open(x->e->tmpdir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-        close(fd);
-        x->unnamed = 1;
-        return 1;
-    }
-    if (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)
-        return 0;
-    return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_DIR, x->e->tmpdir, errno), -1;
-#else
-    (void)x;
-    return 0;
-#endif
-}
-
-static int make_dir(struct ext *x)
-{
-    const char *base = x->e->tmpdir;
-    const int unnamed = try_unnamed(x);
-    if (unnamed != 0)
-        return unnamed < 0;
-    if ((size_t)snprintf(x->dir, sizeof x->dir, "%s/riffle-XXXXXX", base) >= sizeof x->dir)
-        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, base, ENAMETOOLONG);
-    /* Announced under its real name with this thread's asynchronous signals
-     * blocked, so that no signal handler can run between its creation and
-     * the caller's registering it. */
-    sigset_t all, old;
-    sigfillset(&all);
-    const int masked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
-    const int made = mkdtemp(x->dir) != NULL;
-    const int err = errno;
-    const int refused = made ? announce(x) : 0;
-    if (masked)
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!made || refused) {
-        if (made)
-            rmdir(x->dir);
-        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_DIR, base, made ? refused : err);
-    }
-    x->made = 1;
-    return 0;
-}
-
-/* Remove the numbered files and the directory, then tell the caller.
- * Returns 0 once the directory is gone (a failed unlink of a file already
- * removed is no leftover), else the first errno value other than ENOENT
- * (the removal still goes on through every file). */
-static int remove_dir(struct ext *x)
-{
-    if (!x->made)
-        return 0;
-    int first = 0;
-    for (unsigned long id = 0; id < x->files; id++) {
-        char name[PATH_MAX];
-        file_name(x, id, name);
-        if (unlink(name) != 0 && errno != ENOENT && !first)
-            first = errno;
-    }
-    if (rmdir(x->dir) == 0)
-        first = 0;
-    else if (errno != ENOENT && !first)
-        first = errno;
-    x->made = 0;
-    if (x->e->temp)
-        (void)x->e->temp(x->e->temp_ctx, NULL, 0);
-    return first;
-}
-
-/* The reader's spill stream (reader.h): one file, made at the first
- * out-of-line record and appended to. */
-static int spill_write(void *ctx, const unsigned char *p, size_t len)
-{
-    struct ext *x = ctx;
-    if (x->spill_fd < 0 && create_file(x, &x->spill_id, &x->spill_fd) != 0)
-        return 1;
-    const int err = write_at(x->spill_fd, p, len, x->spill_size);
-    if (err)
-        return io_error(x, x->spill_id, err);
-    x->spill_size += len;
-    return 0;
-}
-
 /* Records this long or longer, still unfinished, go out of line: a
  * quarter of the mapping window (a sixteenth of the budget, 256 KiB at
  * least and 16 MiB at most; riffle_engine.h, "Memory"), so that the
@@ -1074,7 +890,7 @@ static int scatter_one(void *ctx, uint64_t key, const unsigned char *rec, size_t
 
 int rfi_engine_external(struct engine *e, struct reader *rd)
 {
-    struct ext x = {.e = e, .spill_fd = -1};
+    struct ext x = {.e = e};
     struct scatter *s = malloc(sizeof *s);
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
@@ -1082,7 +898,8 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     if (!s)
         return rfi_engine_nomem(e->err);
     raise_file_limit();
-    if (make_dir(&x) != 0) {
+    rfi_spill_init(&x.spill, &x.t);
+    if (rfi_temps_open(&x.t, e) != 0) {
         free(s);
         return 1;
     }
@@ -1090,8 +907,8 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     rfi_engine_phase(e, RF_ENGINE_SCATTER, e->size_hint);
     struct walk w = {&x, s, 0};
     rd->giant = giant_size(e->budget);
-    rd->spill = spill_write;
-    rd->spill_ctx = &x;
+    rd->spill = rfi_spill_write;
+    rd->spill_ctx = &x.spill;
     if (scatter_open(&x, s, 0, bits) != 0 || rfi_engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {
         free_buffers(s);
         goto done;
@@ -1106,11 +923,10 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     status = finish_buckets(&x, s->b, s->nb, bits);
 done:
     drop_buckets(&x, s);
-    if (x.spill_fd >= 0)
-        close(x.spill_fd);
-    const int err = remove_dir(&x);
+    rfi_spill_close(&x.spill);
+    const int err = rfi_temps_close(&x.t);
     if (err && status == 0)
-        status = rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, x.dir, err);
+        status = rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, x.t.dir, err);
     free_starts(s);
     free(hbuf);
     free(s);
