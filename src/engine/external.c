@@ -89,13 +89,6 @@ struct piece {
     struct piece *next;  /* in the queue or the free list */
 };
 
-/* An out-of-line record of a bucket: its one-byte stub at offset `stub` of
- * the bucket's record file stands for the bytes at `sp` of the spill file. */
-struct outline {
-    uint64_t stub;
-    struct spilled sp;
-};
-
 /* A bucket: its two files and, while it is being filled, its piece. */
 struct bucket {
     unsigned long rec_id, key_id; /* file numbers in the directory */
@@ -105,7 +98,7 @@ struct bucket {
     uint64_t bytes, records;      /* in the files */
     uint64_t *starts;             /* starts[c]: offset of record c * BLOCK */
     size_t starts_cap;
-    struct outline *outs;         /* its out-of-line records, by stub offset */
+    struct outline *outs;         /* its out-of-line records, by stub offset (temp.h) */
     size_t nouts, outs_cap;
 };
 
@@ -628,50 +621,15 @@ static int ready_report(const struct ext *x, const struct ready *rd)
     return 0;
 }
 
-/* The out-of-line record whose stub is at offset `at` of b, or NULL. */
-static const struct outline *find_outline(const struct bucket *b, uint64_t at)
-{
-    size_t lo = 0, hi = b->nouts;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (b->outs[mid].stub < at)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < b->nouts && b->outs[lo].stub == at ? &b->outs[lo] : NULL;
-}
-
-/* The records at offs[0..k) of a bucket with out-of-line records: runs of
- * ordinary ones as usual, each out-of-line one from the spill file. */
-static int emit_mixed(struct ext *x, const struct ready *rd, size_t k)
-{
-    size_t i = 0;
-    while (i < k) {
-        size_t j = i;
-        while (j < k && !find_outline(rd->b, rd->offs[j]))
-            j++;
-        if (j > i && rfi_engine_emit(x->e, &rd->r, rd->offs + i, j - i) != 0)
-            return 1;
-        if (j == k)
-            break;
-        int stop = 0;
-        if (rfi_spill_emit(&x->spill, &find_outline(rd->b, rd->offs[j])->sp, &stop) != 0)
-            return 1;
-        if (stop)
-            break;
-        i = j + 1;
-    }
-    return 0;
-}
-
 /* Write a ready bucket (as much as -n leaves), then let it go. */
 static int ready_emit(struct ext *x, struct ready *rd)
 {
     int status = ready_report(x, rd);
     if (status == 0) {
         const size_t k = (size_t)(x->left < rd->b->records ? x->left : rd->b->records);
-        status = rd->b->nouts ? emit_mixed(x, rd, k) : rfi_engine_emit(x->e, &rd->r, rd->offs, k);
+        status = rd->b->nouts ? rfi_spill_emit_mixed(&x->spill, &rd->r, rd->offs, k, rd->b->outs,
+                                                     rd->b->nouts)
+                              : rfi_engine_emit(x->e, &rd->r, rd->offs, k);
         x->left -= k;
     }
     ready_free(rd);
@@ -864,15 +822,6 @@ static void raise_file_limit(void)
     }
 }
 
-/* Records this long or longer, still unfinished, go out of line: a
- * quarter of the mapping window (a sixteenth of the budget, 256 KiB at
- * least and 16 MiB at most; riffle_engine.h, "Memory"), so that the
- * reader's buffer stays below half a window. */
-static size_t giant_size(uint64_t budget)
-{
-    return rfi_reader_window(budget) / 4;
-}
-
 /* Pass 1 over the input: every record after the header to its bucket. */
 struct walk {
     struct ext *x;
@@ -906,7 +855,7 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     const unsigned bits = fanout_bits(e->size_hint, e->budget);
     rfi_engine_phase(e, RF_ENGINE_SCATTER, e->size_hint);
     struct walk w = {&x, s, 0};
-    rd->giant = giant_size(e->budget);
+    rd->giant = rfi_reader_giant(e->budget);
     rd->spill = rfi_spill_write;
     rd->spill_ctx = &x.spill;
     if (scatter_open(&x, s, 0, bits) != 0 || rfi_engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {

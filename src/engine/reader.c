@@ -41,6 +41,11 @@ size_t rfi_reader_window(uint64_t budget)
     return (size_t)w;
 }
 
+size_t rfi_reader_giant(uint64_t budget)
+{
+    return rfi_reader_window(budget) / 4;
+}
+
 static int nomem(struct reader *rd)
 {
     rfi_engine_nomem(rd->err);

@@ -64,6 +64,12 @@ int rfi_reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, 
  * if that is less (but 1 MiB at least). */
 size_t rfi_reader_window(uint64_t budget);
 
+/* The length from which a record still unfinished goes out of line, for a
+ * memory budget (rd->giant): a quarter of the mapping window (a sixteenth
+ * of the budget, 256 KiB at least and 16 MiB at most; riffle_engine.h,
+ * "Memory"), so that the read buffer stays below half a window. */
+size_t rfi_reader_giant(uint64_t budget);
+
 /* Read regular files through read-only mappings of `window` bytes (rounded
  * to pages; 0 turns it off): no copy, and memory stays one window.  A record
  * longer than a window is read with read(2) instead. */

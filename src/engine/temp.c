@@ -224,6 +224,43 @@ int rfi_spill_emit(struct spill *s, const struct spilled *sp, int *stop)
     return advanced ? rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, advanced) : 0;
 }
 
+const struct outline *rfi_outline_find(const struct outline *outs, size_t n, uint64_t at)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (outs[mid].stub < at)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && outs[lo].stub == at ? &outs[lo] : NULL;
+}
+
+/* Runs of records in memory as usual, each out-of-line one from the spill
+ * file. */
+int rfi_spill_emit_mixed(struct spill *s, const rf_records *r, const uint64_t *offs, size_t k,
+                         const struct outline *outs, size_t n)
+{
+    size_t i = 0;
+    while (i < k) {
+        size_t j = i;
+        while (j < k && !rfi_outline_find(outs, n, offs[j]))
+            j++;
+        if (j > i && rfi_engine_emit(s->t->e, r, offs + i, j - i) != 0)
+            return 1;
+        if (j == k)
+            break;
+        int stop = 0;
+        if (rfi_spill_emit(s, &rfi_outline_find(outs, n, offs[j])->sp, &stop) != 0)
+            return 1;
+        if (stop)
+            break;
+        i = j + 1;
+    }
+    return 0;
+}
+
 void rfi_spill_close(struct spill *s)
 {
     if (s->fd >= 0)

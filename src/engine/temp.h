@@ -13,8 +13,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "reader.h"
+#include "riffle_io.h"
+
 struct engine;
-struct spilled;
 
 struct temps {
     struct engine *e;
@@ -62,5 +64,22 @@ int rfi_spill_write(void *ctx, const unsigned char *p, size_t len);
  * 1 with the error recorded. */
 int rfi_spill_emit(struct spill *s, const struct spilled *sp, int *stop);
 void rfi_spill_close(struct spill *s);
+
+/* An out-of-line record among records in memory: its one-byte stub (the
+ * delimiter) at offset `stub` stands for the bytes at `sp` of the spill. */
+struct outline {
+    uint64_t stub;
+    struct spilled sp;
+};
+
+/* The outline whose stub is at `at` among outs[0..n) (sorted by stub), or
+ * NULL. */
+const struct outline *rfi_outline_find(const struct outline *outs, size_t n, uint64_t at);
+
+/* The records of r at offs[0..k) to the engine's sink, as rfi_engine_emit,
+ * but those whose stubs outs[0..n) lists from the spill file.  Returns 0,
+ * or 1 with the error recorded. */
+int rfi_spill_emit_mixed(struct spill *s, const rf_records *r, const uint64_t *offs, size_t k,
+                         const struct outline *outs, size_t n);
 
 #endif

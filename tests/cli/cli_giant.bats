@@ -51,6 +51,12 @@ make_giant() {
     cmp "$T/free" "$T/out"
     echo "peak $(peak_kib "$T/rss") KiB, bound $BOUND_KIB KiB"
     [ "$(peak_kib "$T/rss")" -le "$BOUND_KIB" ]
+    # -n K (the streamed head): the long line among the K kept
+    k=$(($(grep -n '^g' "$T/free" | cut -d: -f1) + 1))
+    /usr/bin/time -f %M -o "$T/rss" "$RIFFLE" --seed=5 --memory=64M -T "$T/tmp" -n "$k" "$T/giant" > "$T/out"
+    cmp <(head -n "$k" "$T/free") "$T/out"
+    echo "-n $k: peak $(peak_kib "$T/rss") KiB"
+    [ "$(peak_kib "$T/rss")" -le "$BOUND_KIB" ]
     [ -z "$(ls -A "$T/tmp")" ]
 }
 
@@ -62,6 +68,11 @@ make_giant() {
     cat "$T/giant" | /usr/bin/time -f %M -o "$T/rss" "$RIFFLE" --seed=5 --memory=64M -T "$T/tmp" > "$T/out"
     cmp "$T/free" "$T/out"
     echo "peak $(peak_kib "$T/rss") KiB, bound $BOUND_KIB KiB"
+    [ "$(peak_kib "$T/rss")" -le "$BOUND_KIB" ]
+    k=$(($(grep -n '^g' "$T/free" | cut -d: -f1) + 1))
+    cat "$T/giant" | /usr/bin/time -f %M -o "$T/rss" "$RIFFLE" --seed=5 --memory=64M -T "$T/tmp" -n "$k" > "$T/out"
+    cmp <(head -n "$k" "$T/free") "$T/out"
+    echo "-n $k: peak $(peak_kib "$T/rss") KiB"
     [ "$(peak_kib "$T/rss")" -le "$BOUND_KIB" ]
     [ -z "$(ls -A "$T/tmp")" ]
 }
@@ -86,6 +97,14 @@ make_giant() {
             cmp "$T/free" "$T/out"
         done
     done
+    # -n K: the streamed head keeps some of them (1M: K up to 4096)
+    for k in 1 2 5 400 4096; do
+        head -n $k "$T/free" > "$T/want"
+        "$RIFFLE" --seed=3 --memory=1M -n $k -T "$T/tmp" "$T/mix" > "$T/out"
+        cmp "$T/want" "$T/out"
+        cat "$T/mix" | "$RIFFLE" --seed=3 --memory=1M -n $k -T "$T/tmp" > "$T/out"
+        cmp "$T/want" "$T/out"
+    done
     tr '\n' '\0' < "$T/mix" > "$T/mixz"
     "$RIFFLE" -z --seed=3 --memory=1G "$T/mixz" > "$T/free"
     "$RIFFLE" -z --seed=3 --memory=100K -T "$T/tmp" "$T/mixz" > "$T/out"
@@ -107,11 +126,13 @@ small_tmpfs() {
 @test "/dev/zero, one endless record: an out-of-space error of the temporary directory, nothing left" {
     sanitized && skip "sanitizer build: ulimit -v does not apply"
     small_tmpfs
-    run bash -c "ulimit -v 1048576; timeout 120 '$RIFFLE' --memory=8M -T '$MNT' /dev/zero > /dev/null"
-    echo "$output"
-    [ "$status" -eq 1 ]
-    [[ "$output" == *"No space left on device"* ]]
-    [ -z "$(ls -A "$MNT")" ]
+    for args in "" "-n 1"; do   # the external engine, the streamed head
+        run bash -c "ulimit -v 1048576; timeout 120 '$RIFFLE' --memory=8M $args -T '$MNT' /dev/zero > /dev/null"
+        echo "$args: $output"
+        [ "$status" -eq 1 ]
+        [[ "$output" == *"No space left on device"* ]]
+        [ -z "$(ls -A "$MNT")" ]
+    done
 }
 
 @test "a sparse 1 GB file of zero bytes: an out-of-space error of the temporary directory, nothing left" {
