@@ -20,6 +20,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -334,19 +336,27 @@ static int link_unnamed(rf_atomic_file *a)
         return 0;
     if (errno != EEXIST)
         return errno;
-    for (int tries = 0; tries < 100; tries++) {
+    /* The name lives from the link to the rename: with this thread's
+     * signals blocked, a program's handler (which knows no such name) never
+     * runs in between. */
+    sigset_t all, old;
+    sigfillset(&all);
+    const int masked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
+    int e = EEXIST;
+    for (int tries = 0; tries < 100 && e == EEXIST; tries++) {
         fill_name(a->tmp);
-        if (linkat(AT_FDCWD, proc, AT_FDCWD, a->tmp, AT_SYMLINK_FOLLOW) == 0) {
-            if (rename(a->tmp, a->path) == 0)
-                return 0;
-            const int e = errno;
-            unlink(a->tmp);
-            return e;
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, a->tmp, AT_SYMLINK_FOLLOW) != 0) {
+            e = errno;
+            continue;
         }
-        if (errno != EEXIST)
-            return errno;
+        e = rename(a->tmp, a->path) == 0 ? 0 : errno;
+        if (e)
+            unlink(a->tmp);
+        break;
     }
-    return EEXIST;
+    if (masked)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return e;
 }
 
 RF_API int rf_atomic_commit(rf_atomic_file *a)
