@@ -1,10 +1,10 @@
 /*
  * cli_seed.c -- choosing the generator from --seed, --rng and --random-source.
  *
- *   --seed=S           S all decimal digits and at most UINT64_MAX: the integer
- *                      seed rf_rng_seed_u64(S); anything else: the string seed
- *                      rf_rng_seed_string(S) (so "007" is the integer 7, and
- *                      "x7" or "-1" are strings).
+ *   --seed=S           the key rf_seed_text(S), the rule of every front end:
+ *                      S all decimal digits and at most UINT64_MAX is the
+ *                      integer seed, anything else the string seed (so "007"
+ *                      is the integer 7, and "x7" or "-1" are strings).
  *   --random-source=F  the first 32 bytes of F are the generator key.
  *   neither            OS entropy (rf_rng_new_os for ChaCha20, else a key from
  *                      rf_seed_os).
@@ -12,8 +12,8 @@
  *
  * cli_rng_option reads the three options for every command's getopt loop.
  *
- * cli_rng_key gives the 32-byte key by the same rules (rf_seed_u64,
- * rf_seed_string, the file's bytes, rf_seed_os) for keyed objects that are not
+ * cli_rng_key gives the 32-byte key by the same rules (rf_seed_text, the
+ * file's bytes, rf_seed_os) for keyed objects that are not
  * generators: the rf_perm of `riffle -i LO-HI` over a huge range.
  */
 #include <errno.h>
@@ -67,24 +67,6 @@ int cli_rng_check(const struct cli_rng_opts *o, const char *cmd)
     return CLI_OK;
 }
 
-/* "S is a uint64 in decimal": digits only, value in range. */
-static int integer_seed(const char *s, uint64_t *v)
-{
-    if (!*s)
-        return 0;
-    uint64_t x = 0;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9')
-            return 0;
-        const unsigned d = (unsigned)(*s - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            return 0;
-        x = x * 10 + d;
-    }
-    *v = x;
-    return 1;
-}
-
 /* Read exactly RF_KEY_BYTES from the file, with shuf's messages. */
 static int read_key_file(const char *path, uint8_t key[RF_KEY_BYTES])
 {
@@ -121,16 +103,12 @@ static rf_rng *fail(rf_status s)
 }
 
 /* The key for --seed or --random-source, or OS entropy; 0, or -1 after a
- * message from read_key_file.  rf_rng_seed_u64 and rf_rng_seed_string are
- * rf_rng_init with exactly these keys (riffle.h), so the generator and the
- * keyed permutation of cli_rng_key share one key. */
+ * message from read_key_file.  The generator is rf_rng_init with this key,
+ * so the generator and the keyed permutation of cli_rng_key share one key. */
 static int make_key(const struct cli_rng_opts *o, uint8_t key[RF_KEY_BYTES], rf_status *s)
 {
-    uint64_t v;
-    if (o->seed && integer_seed(o->seed, &v))
-        *s = rf_seed_u64(key, v);
-    else if (o->seed)
-        *s = rf_seed_string(key, o->seed, strlen(o->seed));
+    if (o->seed)
+        *s = rf_seed_text(key, o->seed);
     else if (o->random_source)
         return read_key_file(o->random_source, key);
     else

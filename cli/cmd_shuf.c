@@ -394,7 +394,7 @@ static int run_range_perm(const struct shuf_opts *o)
     const int body = head <= o->hi - o->lo; /* numbers after the header */
     int all;
     const uint64_t total = range_body(o, head, &all);
-    if (all && o->split.kind != SPLIT_NONE) {
+    if (all && o->split.plan.parts > 0) {
         cli_error("cannot split 2^64 numbers: give -n");
         return CLI_FAIL;
     }

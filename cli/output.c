@@ -19,307 +19,51 @@
  * another, never interleaved. */
 #define OUT_BUFFER ((size_t)1 << 20)
 
-typedef unsigned __int128 u128;
+/* Every part's temporary, and -o's, can be guarded at once. */
+_Static_assert(CLEANUP_MAX_FILES >= RF_SPLIT_MAX_PARTS + 1, "cleanup.h holds every split part");
 
 /* ------------------------------------------------------------------------ */
-/* --split=SPEC                                                             */
+/* --split=SPEC and --output-pattern=PATTERN: the library's plan            */
 /* ------------------------------------------------------------------------ */
 
-static int bad_split(const char *spec, const char *why)
+/* "invalid WHAT 'TEXT'", then ": why" when the library gives a reason. */
+static int bad_split_arg(const char *what, const char *text, const rf_split_error *e)
 {
-    if (why)
-        return cli_usage(NULL, "invalid split %s: %s", cli_quote(spec), why);
-    return cli_usage(NULL, "invalid split %s", cli_quote(spec));
-}
-
-static int is_digit(char c)
-{
-    return c >= '0' && c <= '9';
-}
-
-/* Decimal digits from *p (at least one) into *v; advances *p.  Returns 0, or
- * -1 for no digit or overflow. */
-static int take_u64(const char **p, uint64_t *v)
-{
-    const char *s = *p;
-    uint64_t x = 0;
-    if (!is_digit(*s))
-        return -1;
-    for (; is_digit(*s); s++) {
-        const unsigned d = (unsigned)(*s - '0');
-        if (x > (UINT64_MAX - d) / 10)
-            return -1;
-        x = x * 10 + d;
-    }
-    *p = s;
-    *v = x;
-    return 0;
-}
-
-/* "12", "12.5", "0.125" followed by '%' and the end of the token, into
- * SPLIT_PERCENT_UNITs (10^-9 %).  Returns 0 or -1. */
-static int take_percent(const char *s, const char *end, uint64_t *units)
-{
-    uint64_t whole, frac = 0;
-    if (take_u64(&s, &whole) != 0 || whole > 100)
-        return -1;
-    if (*s == '.') {
-        s++;
-        uint64_t scale = SPLIT_PERCENT_UNIT;
-        if (!is_digit(*s))
-            return -1;
-        for (; is_digit(*s); s++) {
-            if (scale == 1)
-                return -1; /* more than 9 decimals */
-            scale /= 10;
-            frac += (uint64_t)(*s - '0') * scale;
-        }
-    }
-    if (*s != '%' || s + 1 != end)
-        return -1;
-    *units = whole * SPLIT_PERCENT_UNIT + frac;
-    return 0;
-}
-
-/* One token [s, end) of a counts list: digits, or '*' if it may be the rest. */
-static int take_count(const char *s, const char *end, int last, uint64_t *v, int *rest)
-{
-    if (last && *s == '*' && s + 1 == end) {
-        *rest = 1;
-        *v = 0;
-        return 0;
-    }
-    return take_u64(&s, v) == 0 && s == end ? 0 : -1;
-}
-
-static const char *token_end(const char *s)
-{
-    const char *c = strchr(s, ',');
-    return c ? c : s + strlen(s);
-}
-
-static int percent_sum_error(const char *spec, uint64_t sum)
-{
-    char why[96];
-    char frac[16];
-    snprintf(frac, sizeof frac, "%09llu", (unsigned long long)(sum % SPLIT_PERCENT_UNIT));
-    size_t n = strlen(frac);
-    while (n > 0 && frac[n - 1] == '0')
-        frac[--n] = '\0';
-    snprintf(why, sizeof why, "the percentages add up to %llu%s%s%%, not 100%%",
-             (unsigned long long)(sum / SPLIT_PERCENT_UNIT), n ? "." : "", frac);
-    return bad_split(spec, why);
-}
-
-static int parse_values(struct cli_split *s, const char *spec)
-{
-    const char *p = spec;
-    uint64_t sum = 0;
-    for (size_t i = 0; i < s->parts; i++) {
-        const char *end = token_end(p);
-        const int last = i + 1 == s->parts;
-        int bad;
-        if (s->kind == SPLIT_PERCENT)
-            bad = take_percent(p, end, &s->value[i]);
-        else
-            bad = take_count(p, end, last, &s->value[i], &s->rest);
-        if (bad)
-            return bad_split(spec, NULL);
-        if (sum > UINT64_MAX - s->value[i])
-            return bad_split(spec, "the counts add up to more than 2^64-1");
-        sum += s->value[i];
-        p = end + 1;
-    }
-    if (s->kind == SPLIT_PERCENT && sum != SPLIT_HUNDRED)
-        return percent_sum_error(spec, sum);
-    return CLI_CONTINUE;
+    char why[128];
+    rf_split_error_message(e, why, sizeof why);
+    if (*why)
+        return cli_usage(NULL, "invalid %s %s: %s", what, cli_quote(text), why);
+    return cli_usage(NULL, "invalid %s %s", what, cli_quote(text));
 }
 
 int split_parse(struct cli_split *s, const char *spec)
 {
     split_free(s);
-    size_t parts = 1;
-    for (const char *c = spec; *c; c++)
-        parts += *c == ',';
-    if (parts > SPLIT_MAX_PARTS)
-        return bad_split(spec, "more than 4096 parts");
-    if (parts == 1 && is_digit(*spec) && !strchr(spec, '%')) {
-        const char *p = spec;
-        uint64_t n = 0;
-        if (take_u64(&p, &n) != 0 || *p)
-            return bad_split(spec, NULL);
-        if (n == 0)
-            return bad_split(spec, "no parts");
-        if (n > SPLIT_MAX_PARTS)
-            return bad_split(spec, "more than 4096 parts");
-        s->kind = SPLIT_EQUAL;
-        s->parts = (size_t)n;
-        return CLI_CONTINUE;
-    }
-    s->kind = strchr(spec, '%') ? SPLIT_PERCENT : SPLIT_COUNTS;
-    s->parts = parts;
-    s->value = calloc(parts, sizeof *s->value);
-    if (!s->value) {
+    rf_split_error e;
+    const rf_status st = rf_split_parse(&s->plan, spec, &e);
+    if (st == RF_ENOMEM) {
         cli_error("memory exhausted");
         return CLI_FAIL;
     }
-    return parse_values(s, spec);
+    return st == RF_OK ? CLI_CONTINUE : bad_split_arg("split", spec, &e);
 }
 
 void split_free(struct cli_split *s)
 {
-    if (s->names)
-        for (size_t i = 0; i < s->parts; i++)
-            free(s->names[i]);
-    free(s->names);
-    free(s->value);
+    rf_split_names_free(s->names, s->plan.parts);
+    rf_split_free(&s->plan);
     s->names = NULL;
-    s->value = NULL;
-}
-
-/* ------------------------------------------------------------------------ */
-/* --output-pattern=PATTERN                                                 */
-/* ------------------------------------------------------------------------ */
-
-static int bad_pattern(const char *pattern, const char *why)
-{
-    return cli_usage(NULL, "invalid output pattern %s: %s", cli_quote(pattern), why);
-}
-
-/* A pattern's one conversion: where it is and how to print the number. */
-struct conversion {
-    size_t at, len; /* the "%03d" in the pattern */
-    unsigned width;
-    char pad;
-};
-
-/* Find the single %d of pattern.  Returns 0, or -1 with *why set. */
-static int find_conversion(const char *pattern, struct conversion *cv, const char **why)
-{
-    int found = 0;
-    for (const char *p = pattern; *p; p++) {
-        if (*p != '%')
-            continue;
-        if (p[1] == '%') {
-            p++;
-            continue;
-        }
-        const char *q = p + 1;
-        cv->pad = *q == '0' ? '0' : ' ';
-        q += *q == '0';
-        uint64_t w = 0;
-        if (is_digit(*q) && (take_u64(&q, &w) != 0 || w > 20)) {
-            *why = "the width of %d is at most 20";
-            return -1;
-        }
-        if (*q != 'd') {
-            *why = "the only conversions are %d (with an optional width, e.g. %03d) and %%";
-            return -1;
-        }
-        if (found++) {
-            *why = "more than one %d";
-            return -1;
-        }
-        cv->at = (size_t)(p - pattern);
-        cv->len = (size_t)(q + 1 - p);
-        cv->width = (unsigned)w;
-        p = q;
-    }
-    if (!found) {
-        *why = "no %d (or, without any %, a comma-separated list of names)";
-        return -1;
-    }
-    return 0;
-}
-
-/* Append src[0..len) to dst at *k, turning "%%" into "%". */
-static void put_literal(char *dst, size_t *k, const char *src, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        dst[(*k)++] = src[i];
-        if (src[i] == '%' && i + 1 < len && src[i + 1] == '%')
-            i++;
-    }
-}
-
-static char *pattern_name(const char *pattern, const struct conversion *cv, size_t number)
-{
-    const size_t plen = strlen(pattern);
-    char *name = malloc(plen + 48);
-    if (!name)
-        return NULL;
-    char digits[24];
-    size_t nd = 0;
-    do {
-        digits[nd++] = (char)('0' + number % 10);
-        number /= 10;
-    } while (number);
-    size_t k = 0;
-    put_literal(name, &k, pattern, cv->at);
-    for (size_t i = nd; i < cv->width; i++)
-        name[k++] = cv->pad;
-    while (nd)
-        name[k++] = digits[--nd];
-    put_literal(name, &k, pattern + cv->at + cv->len, plen - cv->at - cv->len);
-    name[k] = '\0';
-    return name;
-}
-
-static int names_from_pattern(struct cli_split *s, const char *pattern)
-{
-    struct conversion cv;
-    const char *why = NULL;
-    if (find_conversion(pattern, &cv, &why) != 0)
-        return bad_pattern(pattern, why);
-    for (size_t i = 0; i < s->parts; i++)
-        if (!(s->names[i] = pattern_name(pattern, &cv, i))) {
-            cli_error("memory exhausted");
-            return CLI_FAIL;
-        }
-    return CLI_CONTINUE;
-}
-
-static int names_from_list(struct cli_split *s, const char *list)
-{
-    size_t count = 1;
-    for (const char *c = list; *c; c++)
-        count += *c == ',';
-    if (count != s->parts) {
-        char why[96];
-        snprintf(why, sizeof why, "%zu name%s for %zu part%s", count, count == 1 ? "" : "s",
-                 s->parts, s->parts == 1 ? "" : "s");
-        return bad_pattern(list, why);
-    }
-    const char *p = list;
-    for (size_t i = 0; i < s->parts; i++) {
-        const char *end = token_end(p);
-        const size_t len = (size_t)(end - p);
-        if (len == 0)
-            return bad_pattern(list, "an empty name");
-        if (!(s->names[i] = malloc(len + 1))) {
-            cli_error("memory exhausted");
-            return CLI_FAIL;
-        }
-        memcpy(s->names[i], p, len);
-        s->names[i][len] = '\0';
-        for (size_t j = 0; j < i; j++)
-            if (strcmp(s->names[j], s->names[i]) == 0)
-                return bad_pattern(list, "a name given twice");
-        p = end + 1;
-    }
-    return CLI_CONTINUE;
 }
 
 int split_set_pattern(struct cli_split *s, const char *pattern)
 {
-    s->names = calloc(s->parts, sizeof *s->names);
-    if (!s->names) {
+    rf_split_error e;
+    const rf_status st = rf_split_names(pattern, s->plan.parts, &s->names, &e);
+    if (st == RF_ENOMEM) {
         cli_error("memory exhausted");
         return CLI_FAIL;
     }
-    if (strchr(pattern, '%'))
-        return names_from_pattern(s, pattern);
-    return names_from_list(s, pattern);
+    return st == RF_OK ? CLI_CONTINUE : bad_split_arg("output pattern", pattern, &e);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -382,38 +126,60 @@ static int ensure_fds(size_t parts)
 
 static void abort_parts(struct cli_output *o, size_t from)
 {
-    for (size_t i = from; i < o->split->parts; i++)
+    for (size_t i = from; i < o->split->plan.parts; i++)
         unguard_abort(&o->parts[i].file, &o->parts[i].guard);
 }
 
 static void free_all(struct cli_output *o)
 {
+    if (o->sink_ready)
+        rf_split_sink_free(&o->sink);
+    o->sink_ready = 0;
     free(o->buf);
     free(o->parts);
-    free(o->bounds);
     free(o->header);
     o->buf = NULL;
     o->parts = NULL;
-    o->bounds = NULL;
     o->header = NULL;
+}
+
+/* The library's split sink over the parts' descriptors. */
+static int start_sink(struct cli_output *o)
+{
+    const size_t parts = o->split->plan.parts;
+    int *fds = malloc(parts * sizeof *fds);
+    rf_status st = RF_ENOMEM;
+    if (fds) {
+        for (size_t i = 0; i < parts; i++)
+            fds[i] = o->parts[i].file.fd;
+        st = rf_split_sink_init(&o->sink, &o->split->plan, fds, o->buf, OUT_BUFFER);
+        free(fds);
+    }
+    if (st != RF_OK) {
+        cli_error("cannot write the split: %s", rf_strerror(st));
+        return -1;
+    }
+    o->sink_ready = 1;
+    return 0;
 }
 
 static int open_parts(struct cli_output *o, const struct cli_split *s)
 {
     o->split = s;
+    const size_t parts = s->plan.parts;
     size_t a, b;
-    if (same_file_pair(s->names, s->parts, &a, &b)) {
+    if (same_file_pair(s->names, parts, &a, &b)) {
         cli_error("%s and %s are the same file", cli_quote(s->names[a]), cli_quote(s->names[b]));
         return -1;
     }
-    if (ensure_fds(s->parts) != 0)
+    if (ensure_fds(parts) != 0)
         return -1;
-    o->parts = calloc(s->parts, sizeof *o->parts);
+    o->parts = calloc(parts, sizeof *o->parts);
     if (!o->parts) {
         cli_error("memory exhausted");
         return -1;
     }
-    for (size_t i = 0; i < s->parts; i++) {
+    for (size_t i = 0; i < parts; i++) {
         struct cli_output_part *p = &o->parts[i];
         const int e = open_guarded(&p->file, s->names[i], &p->guard);
         if (e) {
@@ -423,7 +189,10 @@ static int open_parts(struct cli_output *o, const struct cli_split *s)
             return -1;
         }
     }
-    rf_writer_init(&o->w, o->parts[0].file.fd, o->buf, OUT_BUFFER);
+    if (start_sink(o) != 0) {
+        abort_parts(o, 0);
+        return -1;
+    }
     return 0;
 }
 
@@ -452,8 +221,8 @@ int output_open(struct cli_output *o, const struct shuf_opts *opts)
         cli_error("memory exhausted");
         return -1;
     }
-    const int r = opts->split.kind != SPLIT_NONE ? open_parts(o, &opts->split)
-                                                  : open_single(o, opts->output);
+    const int r = opts->split.plan.parts > 0 ? open_parts(o, &opts->split)
+                                              : open_single(o, opts->output);
     if (r != 0)
         free_all(o);
     return r;
@@ -468,65 +237,40 @@ int output_splitting(const struct cli_output *o)
 /* Planning                                                                 */
 /* ------------------------------------------------------------------------ */
 
-static void plan_equal(uint64_t *b, size_t parts, uint64_t n)
-{
-    const uint64_t q = n / parts, r = n % parts;
-    for (size_t i = 0; i <= parts; i++)
-        b[i] = i * q + (i < r ? i : r);
-}
+static int misuse(struct cli_output *o, const char *what);
 
-/* b(i) = round(n * c(i) / 100), halves up, exactly in 128 bits (n < 2^64,
- * c <= 10^11 < 2^37). */
-static void plan_percent(uint64_t *b, const struct cli_split *s, uint64_t n)
+/* Why the split sink refused the total: the counts of --split against the
+ * records output, as the program words it (the library's reason names no
+ * option), or memory. */
+static void plan_error(struct cli_output *o, int e)
 {
-    u128 cum = 0;
-    b[0] = 0;
-    for (size_t i = 0; i < s->parts; i++) {
-        cum += s->value[i];
-        b[i + 1] = (uint64_t)(((u128)n * cum * 2 + SPLIT_HUNDRED) / (2 * (u128)SPLIT_HUNDRED));
-    }
-}
-
-static int plan_counts(uint64_t *b, const struct cli_split *s, uint64_t n)
-{
-    uint64_t cum = 0; /* no overflow: split_parse checked the sum */
-    b[0] = 0;
-    for (size_t i = 0; i < s->parts; i++) {
-        cum += s->value[i];
-        b[i + 1] = cum;
-    }
-    if (s->rest && cum > n) {
+    const rf_split_error *why = &o->sink.error;
+    if (e == ENOMEM)
+        cli_error("memory exhausted");
+    else if (why->problem == RF_SPLIT_COUNTS_EXCEED)
         cli_error("the --split counts add up to %llu, more than the %llu records output",
-                  (unsigned long long)cum, (unsigned long long)n);
-        return -1;
-    }
-    if (!s->rest && cum != n) {
+                  (unsigned long long)why->sum, (unsigned long long)why->total);
+    else if (why->problem == RF_SPLIT_COUNTS_DIFFER)
         cli_error("the --split counts add up to %llu, but %llu records are output",
-                  (unsigned long long)cum, (unsigned long long)n);
-        return -1;
-    }
-    b[s->parts] = n;
-    return 0;
+                  (unsigned long long)why->sum, (unsigned long long)why->total);
+    else
+        misuse(o, "the split output refused its plan");
+    o->err = -1;
 }
 
 int output_set_total(struct cli_output *o, uint64_t n)
 {
-    o->total = n;
     if (!o->split)
         return 0;
-    const struct cli_split *s = o->split;
-    free(o->bounds);
-    o->bounds = malloc((s->parts + 1) * sizeof *o->bounds);
-    if (!o->bounds) {
-        cli_error("memory exhausted");
+    if (o->planned) {
+        misuse(o, "split output planned twice");
         return -1;
     }
-    if (s->kind == SPLIT_EQUAL)
-        plan_equal(o->bounds, s->parts, n);
-    else if (s->kind == SPLIT_PERCENT)
-        plan_percent(o->bounds, s, n);
-    else if (plan_counts(o->bounds, s, n) != 0)
+    const int e = o->sink.sink.begin(&o->sink, o->header, o->header_len, n);
+    if (e) {
+        plan_error(o, e);
         return -1;
+    }
     o->planned = 1;
     return 0;
 }
@@ -540,7 +284,7 @@ int output_set_header(struct cli_output *o, const void *bytes, size_t len)
         return 0;
     }
     free(o->header);
-    o->header = malloc(len ? len : 1);
+    o->header = malloc(len);
     if (!o->header) {
         cli_error("memory exhausted");
         return -1;
@@ -554,87 +298,43 @@ int output_set_header(struct cli_output *o, const void *bytes, size_t len)
 /* Writing                                                                  */
 /* ------------------------------------------------------------------------ */
 
-/* Make part i current (i >= cur): flush the current part, point the writer
- * at part i and start it with the header.  A failed flush keeps the failing
- * part current (its name goes in the message) and the error in the writer. */
-static int enter(struct cli_output *o, size_t i)
-{
-    if (i != o->cur) {
-        if (rf_writer_flush(&o->w) != 0)
-            return o->w.err;
-        rf_writer_init(&o->w, o->parts[i].file.fd, o->buf, OUT_BUFFER);
-        o->cur = i;
-    }
-    if (!o->parts[i].started) {
-        o->parts[i].started = 1;
-        if (o->header_len)
-            rf_writer_put(&o->w, o->header, o->header_len);
-    }
-    return o->w.err;
-}
-
-/* The part that takes record `done`: the first one not yet full (or the
- * last). */
-static size_t part_of_next(const struct cli_output *o)
-{
-    size_t j = o->cur;
-    while (j + 1 < o->split->parts && o->bounds[j + 1] <= o->done)
-        j++;
-    return j;
-}
-
-static int settle(struct cli_output *o)
-{
-    const size_t j = part_of_next(o);
-    for (size_t i = o->cur; i <= j; i++) {
-        const int e = enter(o, i);
-        if (e)
-            return e;
-    }
-    return 0;
-}
-
 /* A caller broke the protocol (records before output_set_total, or more than
  * planned): fail the output rather than write a wrong split. */
 static int misuse(struct cli_output *o, const char *what)
 {
+    rf_writer *w = o->split ? &o->sink.w : &o->w;
     if (!o->err) {
         cli_error("internal error: %s", what);
         o->err = -1;
     }
-    if (!o->w.err)
-        o->w.err = EINVAL;
+    if (!w->err)
+        w->err = EINVAL;
     return EINVAL;
 }
 
 rf_writer *output_writer(struct cli_output *o)
 {
-    if (o->split && !o->w.err) {
-        if (!o->planned)
-            misuse(o, "split output written before its size was known");
-        else
-            settle(o);
-    }
-    return &o->w;
+    if (!o->split)
+        return &o->w;
+    if (!o->planned && !o->sink.w.err)
+        misuse(o, "split output written before its size was known");
+    return o->sink.sink.writer(&o->sink);
 }
 
-uint64_t output_room(const struct cli_output *o)
+uint64_t output_room(struct cli_output *o)
 {
     if (!o->split)
         return UINT64_MAX;
-    if (!o->planned)
-        return 0;
-    return o->bounds[part_of_next(o) + 1] - o->done;
+    return o->sink.sink.room(&o->sink);
 }
 
 int output_advance(struct cli_output *o, uint64_t records)
 {
-    if (o->split && records > output_room(o))
+    if (!o->split)
+        return o->w.err;
+    if (records > output_room(o))
         return misuse(o, "more records written than planned");
-    o->done += records;
-    if (o->split && !o->w.err)
-        settle(o);
-    return o->w.err;
+    return o->sink.sink.advance(&o->sink, records);
 }
 
 int output_records(struct cli_output *o, const rf_records *r, const uint64_t *offs, size_t count)
@@ -656,7 +356,7 @@ int output_records(struct cli_output *o, const rf_records *r, const uint64_t *of
         offs += k;
         count -= k;
     }
-    return o->w.err;
+    return output_writer(o)->err;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -697,17 +397,13 @@ static int close_single(struct cli_output *o)
  * follow are the only step left.  Returns 0 or an errno value (reported). */
 static int finish_parts(struct cli_output *o)
 {
-    const size_t parts = o->split->parts;
-    int e = o->w.err;
-    if (!e && o->done != o->total)
+    const size_t parts = o->split->plan.parts;
+    if (!o->sink.w.err && o->sink.done != o->sink.total)
         return misuse(o, "fewer records written than planned");
-    for (size_t i = o->cur; i < parts && !e; i++)
-        e = enter(o, i);
-    if (!e)
-        e = rf_writer_flush(&o->w);
+    int e = rf_split_sink_finish(&o->sink);
     if (e) {
         if (o->err >= 0)
-            cli_error("%s: %s", o->split->names[o->cur], strerror(e));
+            cli_error("%s: %s", o->split->names[o->sink.cur], strerror(e));
         return e;
     }
     for (size_t i = 0; i < parts; i++) {
@@ -723,7 +419,7 @@ static int finish_parts(struct cli_output *o)
 
 static int close_parts(struct cli_output *o)
 {
-    const size_t parts = o->split->parts;
+    const size_t parts = o->split->plan.parts;
     if (!o->planned && !o->err)
         misuse(o, "split output closed before its size was known");
     if (o->err || finish_parts(o) != 0) {

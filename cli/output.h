@@ -22,17 +22,10 @@
  * may stop early when it is set, and output_close reports it.
  *
  * Splits: the records after the header (n of them, as given to
- * output_set_total) are cut into consecutive parts; part i holds records
- * [b(i), b(i+1)) of the output, b(0) = 0 and b(parts) = n:
- *  - N equal parts (--split=N): sizes differ by at most one, the larger first:
- *    with q = n / N and r = n % N, parts 0 .. r-1 hold q+1 records, the rest q;
- *    b(i) = i*q + min(i, r).
- *  - percentages (--split=80%,10%,10%, up to 9 decimals, summing to exactly
- *    100): b(i) = round(n * c(i) / 100) with c(i) the cumulative percentage and
- *    halves rounded up; so the parts add up to n exactly.
- *  - counts (--split=1000,500,* ; the last may be '*' = the rest): b(i) the
- *    cumulative counts.  Without '*' they must add up to n exactly, with '*' to
- *    at most n; otherwise output_set_total prints an error naming both numbers.
+ * output_set_total) are cut into consecutive parts by the library's split
+ * plan and written by its split sink (riffle_engine.h, "Splits": N equal
+ * parts, percentages, counts with '*'); a count mismatch makes
+ * output_set_total print an error naming both numbers.
  * Every part starts with the header (CSV headers in each file); an empty part
  * is a file holding just the header.  All part files are opened (as
  * temporaries, rf_atomic_open) by output_open, so a bad name or directory
@@ -51,36 +44,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "riffle_engine.h"
 #include "riffle_io.h"
 
 struct shuf_opts;
 
 /* ---- --split=SPEC and --output-pattern=PATTERN ---- */
 
-enum split_kind { SPLIT_NONE = 0, SPLIT_EQUAL, SPLIT_PERCENT, SPLIT_COUNTS };
-
-/* Most parts --split makes (each is an open file until the end). */
-#define SPLIT_MAX_PARTS 4096
-/* Percentages are held exactly, in units of 10^-9 percent. */
-#define SPLIT_PERCENT_UNIT 1000000000ull
-#define SPLIT_HUNDRED (100 * SPLIT_PERCENT_UNIT)
-
+/* The plan of --split (plan.parts == 0: no split) and the parts' names. */
 struct cli_split {
-    enum split_kind kind;
-    size_t parts;
-    uint64_t *value; /* PERCENT: per part, in SPLIT_PERCENT_UNITs; COUNTS: per part */
-    int rest;        /* COUNTS: the last part is '*' */
-    char **names;    /* the parts' file names (split_set_pattern) */
+    rf_split plan;
+    char **names;
 };
 
 /* Parse SPEC into s (which must be zeroed).  Returns CLI_CONTINUE, or
  * CLI_FAIL after a usage message ("invalid split 'SPEC'..." + Try). */
 int split_parse(struct cli_split *s, const char *spec);
-/* Make the parts' names from PATTERN: a printf-like pattern with exactly one
- * %d (optionally "%0Wd" or "%Wd", W <= 20; "%%" is a literal %), parts
- * numbered from 0; or, if PATTERN has no '%', a comma-separated list of
- * exactly s->parts names.  Returns CLI_CONTINUE or CLI_FAIL after a usage
- * message. */
+/* Make the parts' names from PATTERN (rf_split_names).  Returns CLI_CONTINUE
+ * or CLI_FAIL after a usage message ("invalid output pattern ..."). */
 int split_set_pattern(struct cli_split *s, const char *pattern);
 void split_free(struct cli_split *s);
 
@@ -89,24 +70,22 @@ void split_free(struct cli_split *s);
 struct cli_output_part {
     rf_atomic_file file;
     int guard;   /* cleanup.h slot of the temporary, or -1 */
-    int started; /* the header is written */
 };
 
 struct cli_output {
-    rf_writer w;
+    rf_writer w;              /* stdout or -o */
     unsigned char *buf;
     const char *name;         /* -o FILE, or NULL (stdout or split) */
     rf_atomic_file file;      /* -o */
     int guard;                /* cleanup.h slot of -o's temporary, or -1 */
     const struct cli_split *split; /* NULL unless splitting */
     struct cli_output_part *parts;
-    uint64_t *bounds;         /* b(0) .. b(parts), after output_set_total */
-    size_t cur;               /* the part being written */
-    uint64_t total, done;     /* records planned (splits) and written */
-    int planned;
-    unsigned char *header;    /* a copy, for splits */
+    rf_split_sink sink;       /* splits: writes the parts */
+    int sink_ready;           /* sink initialised (to free) */
+    int planned;              /* output_set_total succeeded */
+    unsigned char *header;    /* a copy until output_set_total, for splits */
     size_t header_len;
-    int err;                  /* first error (an errno value), or -1 reported */
+    int err;                  /* -1: an error was reported */
 };
 
 /* Open standard output, -o FILE (a temporary beside it), or every split part
@@ -115,9 +94,10 @@ struct cli_output {
 int output_open(struct cli_output *o, const struct shuf_opts *opts);
 /* Nonzero when writing split parts. */
 int output_splitting(const struct cli_output *o);
-/* The number of records that will follow the header.  Required before
- * writing records when splitting (it plans the parts; a count mismatch is an
- * error, printed); otherwise optional.  Returns 0 or -1 after a message. */
+/* The number of records that will follow the header.  Required, once, after
+ * output_set_header and before writing records when splitting (it plans the
+ * parts; a count mismatch is an error, printed); otherwise optional.  Returns
+ * 0 or -1 after a message. */
 int output_set_total(struct cli_output *o, uint64_t n);
 /* The header: complete records, delimiters included.  Written at the start of
  * every part (copied), or once, at once, without a copy, when not splitting.
@@ -127,7 +107,7 @@ int output_set_header(struct cli_output *o, const void *bytes, size_t len);
 rf_writer *output_writer(struct cli_output *o);
 /* Records the current part can still take (UINT64_MAX when not splitting;
  * 0 when all planned records are written). */
-uint64_t output_room(const struct cli_output *o);
+uint64_t output_room(struct cli_output *o);
 /* `records` (<= output_room) were written to output_writer(o).  Moves to the
  * next part when the current one is full.  Returns 0, or an errno value
  * (write error, or EINVAL for more than the room). */

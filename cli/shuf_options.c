@@ -234,50 +234,16 @@ static int on_count(struct shuf_opts *o, const char *arg, const char *name)
     return CLI_CONTINUE;
 }
 
-static int bad_memory(const char *arg)
+/* --memory=SIZE: rf_engine_memory_parse, the rule of every front end. */
+static int parse_memory(const char *arg, uint64_t *v)
 {
-    return cli_usage(NULL, "invalid memory size %s", cli_quote(arg));
-}
-
-/* N% of the memory riffle may use (rf_engine_usable_memory), 1 <= N <= 100. */
-static int memory_percent(const char *arg, uint64_t n, uint64_t *v)
-{
-    if (n == 0 || n > 100)
-        return bad_memory(arg);
-    const uint64_t mem = rf_engine_usable_memory();
-    if (!mem) {
+    const rf_status st = rf_engine_memory_parse(arg, v);
+    if (st == RF_ERANGE) {
         cli_error("cannot find the size of memory for --memory=%s", arg);
         return CLI_FAIL;
     }
-    *v = mem / 100 * n + mem % 100 * n / 100;
-    return *v ? CLI_CONTINUE : bad_memory(arg);
-}
-
-/* --memory=SIZE: digits, then '%', or an optional K/M/G/T (powers of 1024)
- * and an optional B.  Unlike sort -S, no suffix means bytes.  Zero is not a
- * budget. */
-static int parse_memory(const char *arg, uint64_t *v)
-{
-    const char *p = arg;
-    uint64_t n = 0;
-    if (*p < '0' || *p > '9')
-        return bad_memory(arg);
-    for (; *p >= '0' && *p <= '9'; p++) {
-        const unsigned d = (unsigned)(*p - '0');
-        if (n > (UINT64_MAX - d) / 10)
-            return bad_memory(arg);
-        n = n * 10 + d;
-    }
-    if (*p == '%')
-        return p[1] ? bad_memory(arg) : memory_percent(arg, n, v);
-    static const char units[] = "KMGT";
-    const char *u = *p ? strchr(units, *p & ~0x20) : NULL;
-    const unsigned shift = u ? 10 * (unsigned)(u - units + 1) : 0;
-    p += u != NULL;
-    p += *p == 'B' || *p == 'b';
-    if (*p || n == 0 || n > UINT64_MAX >> shift)
-        return bad_memory(arg);
-    *v = n << shift;
+    if (st != RF_OK)
+        return cli_usage(NULL, "invalid memory size %s", cli_quote(arg));
     return CLI_CONTINUE;
 }
 

@@ -107,6 +107,14 @@ RF_API RF_NODISCARD rf_status rf_entropy(void *buf, size_t len);
 RF_API RF_NODISCARD rf_status rf_seed_u64(uint8_t key[RF_KEY_BYTES], uint64_t seed);
 RF_API RF_NODISCARD rf_status rf_seed_string(uint8_t key[RF_KEY_BYTES],
                                              const void *bytes, size_t len);
+/* The seed rule of every front end (the riffle program's --seed, the MPI
+ * program, the Python package): a text of decimal digits only (at least one)
+ * whose value is at most UINT64_MAX is the integer seed,
+ * rf_seed_u64(key, value); any other text is the string seed,
+ * rf_seed_string(key, text, strlen(text)).  So "007" is the integer 7,
+ * "18446744073709551615" the integer 2^64-1, and "18446744073709551616",
+ * "", "-1", "+7", " 7" and "x7" are strings.  RF_EINVAL if text is NULL. */
+RF_API RF_NODISCARD rf_status rf_seed_text(uint8_t key[RF_KEY_BYTES], const char *text);
 /* key = 32 bytes of OS entropy (rf_entropy). */
 RF_API RF_NODISCARD rf_status rf_seed_os(uint8_t key[RF_KEY_BYTES]);
 

@@ -5,8 +5,9 @@
  *
  * This header is the manual, as riffle.h is.  The `riffle` program's shuffle
  * is a client of it like any other: `riffle --seed=S FILE -o OUT` and a
- * program that calls rf_engine_shuffle with the key of seed S on FILE write
- * the same bytes.
+ * program that calls rf_engine_shuffle with the key rf_seed_text(S) on FILE
+ * write the same bytes; with --split=SPEC, the program writes what
+ * rf_split_sink writes for the plan rf_split_parse(SPEC).
  *
  * The order.  Record i after the header (counting from 0 across every input)
  * gets the key k_i of the keyed order (riffle.h, "Keyed order"); the records
@@ -121,8 +122,9 @@ RF_API rf_engine_input rf_engine_input_bytes(const void *data, size_t size, cons
  * -1 for a failure the sink reports itself.  A write error that sticks in the
  * writer's `err` stops the run as well.  The engine never flushes or closes
  * the sink: after a successful run the caller flushes and commits; after a
- * failure, it discards.  A sink that cuts the output into parts (the
- * program's --split) changes writers at part boundaries; room says where. */
+ * failure, it discards.  A sink that cuts the output into parts
+ * (rf_split_sink, "Splits") changes writers at part boundaries; room says
+ * where. */
 typedef struct rf_engine_sink {
     int (*begin)(void *ctx, const void *header, size_t len, uint64_t records);
     rf_writer *(*writer)(void *ctx);
@@ -174,7 +176,7 @@ typedef int rf_engine_temp_fn(void *ctx, const char *dir, unsigned long files);
 /* Fields may be set directly after rf_engine_options_init. */
 typedef struct rf_engine_options {
     rf_rng_kind rng;             /* generator of the keyed order: RF_RNG_CHACHA20 */
-    uint8_t key[RF_KEY_BYTES];   /* its key (rf_seed_u64, rf_seed_string, rf_seed_os) */
+    uint8_t key[RF_KEY_BYTES];   /* its key (rf_seed_text, rf_seed_u64, rf_seed_os...) */
     unsigned char delim;         /* record delimiter: '\n' */
     uint64_t header;             /* records kept first, in place: 0 */
     uint64_t count;              /* records to output after the header: RF_ENGINE_ALL */
@@ -202,6 +204,17 @@ RF_API uint64_t rf_engine_usable_memory(void);
 /* The budget when options say 0: half of rf_engine_usable_memory(), or
  * 1 GiB when that is 0. */
 RF_API uint64_t rf_engine_default_memory(void);
+
+/* A budget as every front end writes it (the program's --memory=SIZE): an
+ * integer of bytes with an optional suffix K, M, G or T (powers of 1024, either
+ * case) and then an optional B or b, e.g. "4096", "512M", "2GB", "8kB"; or
+ * "N%" (1 <= N <= 100), that percentage of rf_engine_usable_memory(), rounded
+ * down.  Nothing else: no sign, space, fraction or "KiB", and zero is not a
+ * budget.  Returns RF_OK with *bytes set; RF_EINVAL for anything else
+ * (malformed, zero, a size over 2^64-1, a percentage giving 0 bytes);
+ * RF_ERANGE for a well-formed "N%" when the usable memory is unknown
+ * (rf_engine_usable_memory() is 0). */
+RF_API RF_NODISCARD rf_status rf_engine_memory_parse(const char *text, uint64_t *bytes);
 
 /* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
@@ -231,6 +244,150 @@ typedef struct rf_engine_error {
  * directory in /tmp: Permission denied".  Writes at most len bytes, NUL
  * included; returns the length of the whole sentence (as snprintf). */
 RF_API size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Splits                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* A split cuts the n records after the header into consecutive parts: part i
+ * holds records [b(i), b(i+1)) of the output, b(0) = 0 and b(parts) = n, and
+ * every part starts with the header.  This is the program's
+ * --split=SPEC --output-pattern=PATTERN, and the plan every front end uses,
+ * so the same seed gives the same parts everywhere.  A spec is one of:
+ *  - "N", N equal parts (1 <= N <= RF_SPLIT_MAX_PARTS): sizes differ by at
+ *    most one, the larger first: with q = n / N and r = n % N,
+ *    b(i) = i*q + min(i, r);
+ *  - percentages, "80%,10%,10%" (each a decimal number with up to 9
+ *    decimals, at most 100 before the point, then '%'; summing to exactly
+ *    100): b(i) = round(n * c(i) / 100), c(i) the cumulative percentage,
+ *    halves rounded up -- so the parts add up to n exactly;
+ *  - counts, "1000,500,*" (decimal counts; the last may be '*', the rest):
+ *    b(i) the cumulative counts.  Without '*' they must add up to n exactly,
+ *    with '*' to at most n.
+ * Parts are separated by commas; at most RF_SPLIT_MAX_PARTS of them. */
+
+#define RF_SPLIT_MAX_PARTS 4096
+/* Percentages are held exactly, in units of 10^-9 percent. */
+#define RF_SPLIT_PERCENT_UNIT UINT64_C(1000000000)
+
+typedef enum rf_split_kind {
+    RF_SPLIT_EQUAL = 1,
+    RF_SPLIT_PERCENT = 2,
+    RF_SPLIT_COUNTS = 3
+} rf_split_kind;
+
+/* A parsed spec.  Fields are read-only; rf_split_free releases `value`. */
+typedef struct rf_split {
+    rf_split_kind kind;
+    size_t parts;
+    uint64_t *value; /* PERCENT: per part, in RF_SPLIT_PERCENT_UNITs; COUNTS:
+                        per part (0 for '*'); EQUAL: NULL */
+    int rest;        /* COUNTS: the last part is '*' */
+} rf_split;
+
+/* Why a spec, a total or a pattern was refused (with RF_EINVAL). */
+typedef enum rf_split_problem {
+    RF_SPLIT_OK = 0,
+    RF_SPLIT_BAD_SPEC = 1,       /* not a spec (no detail) */
+    RF_SPLIT_NO_PARTS = 2,       /* "0" */
+    RF_SPLIT_TOO_MANY = 3,       /* more than RF_SPLIT_MAX_PARTS */
+    RF_SPLIT_PERCENT_SUM = 4,    /* percentages summing to `sum` units, not 100% */
+    RF_SPLIT_COUNTS_OVERFLOW = 5,/* counts summing to more than 2^64-1 */
+    RF_SPLIT_COUNTS_DIFFER = 6,  /* no '*': counts sum to `sum`, but `total` records */
+    RF_SPLIT_COUNTS_EXCEED = 7,  /* with '*': counts sum to `sum`, more than `total` */
+    RF_SPLIT_PATTERN_WIDTH = 8,  /* a width of %d over 20 */
+    RF_SPLIT_PATTERN_CONVERSION = 9, /* a conversion other than %d and %% */
+    RF_SPLIT_PATTERN_TWO = 10,   /* more than one %d */
+    RF_SPLIT_PATTERN_NONE = 11,  /* no %d (and a '%') */
+    RF_SPLIT_NAMES_COUNT = 12,   /* a list of `names` names for `parts` parts */
+    RF_SPLIT_NAME_EMPTY = 13,    /* an empty name in a list */
+    RF_SPLIT_NAME_TWICE = 14     /* a name given twice in a list */
+} rf_split_problem;
+
+typedef struct rf_split_error {
+    rf_split_problem problem;
+    uint64_t sum;   /* PERCENT_SUM (units), COUNTS_DIFFER, COUNTS_EXCEED */
+    uint64_t total; /* COUNTS_DIFFER, COUNTS_EXCEED: the records to split */
+    size_t names;   /* NAMES_COUNT: the names listed */
+    size_t parts;   /* NAMES_COUNT: the parts */
+} rf_split_error;
+
+/* Parse spec into *s.  Returns RF_OK, RF_ENOMEM, or RF_EINVAL with err (when
+ * not NULL) saying why; on failure *s holds nothing to free. */
+RF_API RF_NODISCARD rf_status rf_split_parse(rf_split *s, const char *spec,
+                                             rf_split_error *err);
+RF_API void rf_split_free(rf_split *s);
+
+/* The plan for n records: b[0..parts] as above.  Returns RF_OK, or RF_EINVAL
+ * (counts that do not fit n: RF_SPLIT_COUNTS_DIFFER or _EXCEED in err). */
+RF_API RF_NODISCARD rf_status rf_split_bounds(const rf_split *s, uint64_t n, uint64_t *b,
+                                              rf_split_error *err);
+
+/* The parts' file names from pattern: a printf-like pattern with exactly one
+ * %d (optionally %Wd or %0Wd, W <= 20; "%%" is a literal %), the parts
+ * numbered from 0; or, if pattern has no '%', a comma-separated list of
+ * exactly `parts` distinct, non-empty names.  On RF_OK *names is an array of
+ * `parts` strings, freed by rf_split_names_free; else RF_ENOMEM, or RF_EINVAL
+ * with err saying why. */
+RF_API RF_NODISCARD rf_status rf_split_names(const char *pattern, size_t parts, char ***names,
+                                             rf_split_error *err);
+RF_API void rf_split_names_free(char **names, size_t parts);
+
+/* Why, as the program says it after "invalid split 'SPEC': " or "invalid
+ * output pattern 'PATTERN': ", e.g. "no parts", "the percentages add up to
+ * 99.9%, not 100%", "3 names for 2 parts"; for the counts, "the counts add up
+ * to 7, but 10 records are output".  The empty string for RF_SPLIT_BAD_SPEC
+ * (and RF_SPLIT_OK).  Writes at most len bytes, NUL included; returns the
+ * length of the whole sentence (as snprintf). */
+RF_API size_t rf_split_error_message(const rf_split_error *e, char *buf, size_t len);
+
+/* The sink of a split: the header into every part, and the records into the
+ * parts' descriptors fds[0..parts), part i taking records [b(i), b(i+1)) of
+ * the plan rf_split_bounds(split, records) for the `records` that begin
+ * announces, all through buf[0..cap) (one buffer serves every part in turn:
+ * parts are written one after another).  room() is what the current part
+ * still takes; the sink moves to the next part, header first, when one is
+ * full, and through any empty parts.  begin returns EINVAL with s->error
+ * filled when the counts do not fit the records (RF_SPLIT_COUNTS_DIFFER or
+ * _EXCEED: the run then fails with RF_EIO, RF_ENGINE_OP_OUTPUT), or ENOMEM.
+ * A caller that breaks the protocol (records before begin, more than room)
+ * gets EINVAL, left in the writer too.  `split` and `fds` are copied; the
+ * sink allocates (the plan, a copy of the header): release it with
+ * rf_split_sink_free.  s->sink is the sink to pass; s must stay in place
+ * while it is used.
+ *
+ * After a successful run, rf_split_sink_finish starts the parts not reached
+ * (an empty part is its header alone) and flushes; the descriptors are the
+ * caller's to fsync and close.  So the program's --split writes, into its
+ * staging files, exactly what this sink writes.  Fields may be read, never
+ * written: `cur` is the part written last (after a write error, the failing
+ * one), `done` the records written, `error` why begin refused. */
+typedef struct rf_split_sink {
+    rf_engine_sink sink;
+    rf_writer w;
+    rf_split split;          /* a copy; its `value` is owned */
+    int *fds;
+    unsigned char *buf;
+    size_t cap;
+    uint64_t *bounds;        /* b(0) .. b(parts), after begin */
+    unsigned char *header;   /* a copy, after begin */
+    size_t header_len;
+    size_t cur;              /* the current part */
+    int started;             /* part `cur` has its header */
+    uint64_t total, done;    /* records announced and written */
+    int planned;             /* begin succeeded */
+    rf_split_error error;
+} rf_split_sink;
+
+/* Returns RF_OK, RF_ENOMEM, or RF_EINVAL (split NULL or without parts, fds
+ * NULL, cap 0). */
+RF_API RF_NODISCARD rf_status rf_split_sink_init(rf_split_sink *s, const rf_split *split,
+                                                 const int *fds, void *buf, size_t cap);
+/* Start every part not yet started, then flush.  Returns 0, EINVAL when
+ * fewer records were written than begin announced (or begin never ran), or
+ * the first write error's errno value (the part: s->cur). */
+RF_API RF_NODISCARD int rf_split_sink_finish(rf_split_sink *s);
+RF_API void rf_split_sink_free(rf_split_sink *s);
 
 /* ------------------------------------------------------------------------ */
 /* The run                                                                  */

@@ -1,7 +1,8 @@
 /* budget.c -- the default memory budget: half of the memory this process
  * may really use, which in a container, a Kubernetes pod or a Slurm job is
  * its cgroup's limit, not the machine's (the JVM's container awareness is
- * the precedent), and under `ulimit -v` or `-d` the resource limit. */
+ * the precedent), and under `ulimit -v` or `-d` the resource limit; and
+ * budgets written as sizes or percentages of that memory. */
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -106,4 +107,52 @@ uint64_t rf_engine_default_memory(void)
     if (m == 0)
         return (uint64_t)1 << 30;
     return m / 2 > 0 ? m / 2 : 1;
+}
+
+/* N% of the usable memory, 1 <= N <= 100, without overflow: mem / 100 * n
+ * plus the remainder's share. */
+static rf_status memory_percent(uint64_t n, uint64_t *bytes)
+{
+    if (n == 0 || n > 100)
+        return RF_EINVAL;
+    const uint64_t mem = rf_engine_usable_memory();
+    if (!mem)
+        return RF_ERANGE;
+    const uint64_t v = mem / 100 * n + mem % 100 * n / 100;
+    if (!v)
+        return RF_EINVAL;
+    *bytes = v;
+    return RF_OK;
+}
+
+/* Unlike sort -S, no suffix means bytes: a budget is a size, and a bare
+ * number that meant KiB would surprise everyone else. */
+rf_status rf_engine_memory_parse(const char *text, uint64_t *bytes)
+{
+    if (!text || !bytes)
+        return RF_EINVAL;
+    const char *p = text;
+    uint64_t n = 0;
+    if (*p < '0' || *p > '9')
+        return RF_EINVAL;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        const unsigned d = (unsigned)(*p - '0');
+        if (n > (UINT64_MAX - d) / 10)
+            return RF_EINVAL;
+        n = n * 10 + d;
+    }
+    if (*p == '%')
+        return p[1] ? RF_EINVAL : memory_percent(n, bytes);
+    /* The suffix in either case; a space would fold to NUL, which strchr
+     * finds at the end of units (it once made "1 " a petabyte). */
+    static const char units[] = "KMGT";
+    const char c = (char)(*p & ~0x20);
+    const char *u = c ? strchr(units, c) : NULL;
+    const unsigned shift = u ? 10 * (unsigned)(u - units + 1) : 0;
+    p += u != NULL;
+    p += *p == 'B' || *p == 'b';
+    if (*p || n == 0 || n > UINT64_MAX >> shift)
+        return RF_EINVAL;
+    *bytes = n << shift;
+    return RF_OK;
 }

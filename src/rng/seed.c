@@ -27,6 +27,34 @@ rf_status rf_seed_string(uint8_t key[RF_KEY_BYTES], const void *bytes, size_t le
     return rfi_seed_prefixed(key, PREFIX_STR, bytes, len);
 }
 
+/* Digits only, at least one, value in range: the integer in *v. */
+static int decimal_u64(const char *s, uint64_t *v)
+{
+    if (!*s)
+        return 0;
+    uint64_t x = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9')
+            return 0;
+        const unsigned d = (unsigned)(*s - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return 0;
+        x = x * 10 + d;
+    }
+    *v = x;
+    return 1;
+}
+
+rf_status rf_seed_text(uint8_t key[RF_KEY_BYTES], const char *text)
+{
+    uint64_t v;
+    if (text == NULL)
+        return RF_EINVAL;
+    if (decimal_u64(text, &v))
+        return rf_seed_u64(key, v);
+    return rf_seed_string(key, text, strlen(text));
+}
+
 rf_status rfi_seed_prefixed(uint8_t key[RF_KEY_BYTES], const char *prefix,
                             const void *bytes, size_t len)
 {

@@ -35,7 +35,7 @@ usage_error() { # expected first line
 }
 
 @test "--memory: junk, zero, overflow and bad percentages are usage errors" {
-    for m in 0 0K 0% x '' 1.5G 5X 1KiB 101% 1000% 1%% -1 ' 1' 1M2 16777216T 18446744073709551616 M; do
+    for m in 0 0K 0% x '' 1.5G 5X 1KiB 101% 1000% 1%% -1 ' 1' '1 ' '1 B' 1M2 16777216T 18446744073709551616 M; do
         run "$RIFFLE" --memory="$m" -e a
         usage_error "riffle: invalid memory size '$m'"
     done
