@@ -71,8 +71,9 @@ int split_set_pattern(struct cli_split *s, const char *pattern)
 /* ------------------------------------------------------------------------ */
 
 /* Guard a's temporary against signals, with cleanup.h (the library's own
- * guard covers one file, a split needs several).  No temporary when the
- * target is written in place (a device, a FIFO). */
+ * guard covers one file, a split needs several).  Nothing to guard when the
+ * target is written in place (a device, a FIFO) or the temporary has no
+ * name (O_TMPFILE). */
 static int guard_file(const rf_atomic_file *a, int *slot)
 {
     *slot = -1;
