@@ -31,8 +31,9 @@
  *    MiB beside the budget.
  *
  * Memory.  A run's peak memory stays within the budget plus a fixed
- * overhead of 16 MiB (read and write buffers, threads' stacks and tables),
- * whatever the records -- one record larger than memory included: in the
+ * overhead of 16 MiB (read and write buffers, threads' stacks and tables;
+ * beyond 8 threads, about 1.5 MiB more per thread for the ordering's
+ * tables), whatever the records -- one record larger than memory included: in the
  * external engine and the streamed head, a record that reaches a sixteenth
  * of the budget (but at least 256 KiB and at most 16 MiB) before its
  * delimiter is never held.  Its bytes are copied, a read at a time, to a
