@@ -113,7 +113,8 @@ RF_API RF_NODISCARD rf_status rf_seed_string(uint8_t key[RF_KEY_BYTES],
  * rf_seed_u64(key, value); any other text is the string seed,
  * rf_seed_string(key, text, strlen(text)).  So "007" is the integer 7,
  * "18446744073709551615" the integer 2^64-1, and "18446744073709551616",
- * "", "-1", "+7", " 7" and "x7" are strings.  RF_EINVAL if text is NULL. */
+ * "", "-1", "+7", " 7" and "x7" are strings.  The rule is part of the
+ * stream contract, as the derivations are.  RF_EINVAL if text is NULL. */
 RF_API RF_NODISCARD rf_status rf_seed_text(uint8_t key[RF_KEY_BYTES], const char *text);
 /* key = 32 bytes of OS entropy (rf_entropy). */
 RF_API RF_NODISCARD rf_status rf_seed_os(uint8_t key[RF_KEY_BYTES]);

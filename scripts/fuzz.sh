@@ -37,7 +37,8 @@ targets() { for t in fuzz/fuzz_*.c; do [ -f "$t" ] && basename "$t" .c; done; }
 # so longer inputs only dilute the mutations and the corpus.  The others read
 # up to 256 bytes: fuzz_perm a 32-byte key plus 8 indices (107 bytes) or a
 # rank string of up to 255 characters; fuzz_deck one operation a byte;
-# fuzz_records writes its input through a pipe in one write(2).
+# fuzz_records writes its input through a pipe in one write(2); fuzz_split
+# reads a mode, a total and then a text.
 max_len() {
     case $1 in
     fuzz_shuffle) echo 16 ;;
