@@ -6,7 +6,9 @@
 # are as they were.  On the fallback path (named temporaries, forced here
 # with RIFFLE_NAMED_TEMPS as on a file system without O_TMPFILE) the bucket
 # directory riffle-XXXXXX and the .riffle-XXXXXX staging files remain, and
-# the removal docs/riffle.1 (FILES) gives takes them.
+# the removal docs/riffle.1 (FILES) gives takes them.  The fallback itself,
+# on the errors a file system or kernel without O_TMPFILE gives, is run with
+# those errors injected by strace (this kernel has no vfat to mount).
 #
 # The signal goes when riffle has reached the phase: the read and scatter
 # phases are held open on a FIFO riffle reads and are signalled once its
@@ -167,4 +169,24 @@ fallback_left() {
     [ "$(stat -c %a "$T/new")" = "$(printf '%o' $((0666 & ~0$(umask))))" ]
     [ -z "$(ls -A "$T/tmp")" ]
     [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
+}
+
+# A file system that refuses O_TMPFILE, as vfat does (EOPNOTSUPP) or a
+# kernel without it (EISDIR, EINVAL): the refusal is injected with strace
+# into the opens of the temporary and output directories only, and riffle
+# goes on with named temporaries -- the same output, nothing left.
+@test "O_TMPFILE refused (EOPNOTSUPP, EISDIR, EINVAL): named temporaries, the same output, nothing left" {
+    need_strace
+    "$RIFFLE" --seed=4 "$T/in" > "$T/want"
+    for e in EOPNOTSUPP EISDIR EINVAL; do
+        strace -f -qq -o "$T/trace" -P "$T/tmp" -P "$T/out/" -e trace=openat \
+            -e inject=openat:error=$e "$RIFFLE" --seed=4 --memory=64K -T "$T/tmp" \
+            -o "$T/out/o" "$T/in" 2> /dev/null
+        cmp "$T/want" "$T/out/o"
+        # both refusals happened: the bucket files' and the staging file's
+        [ "$(grep -c "O_TMPFILE.*$e.*INJECTED" "$T/trace")" -eq 2 ]
+        [ -z "$(ls -A "$T/tmp")" ]
+        [ "$(ls -A "$T/out" | tr '\n' ' ')" = "o p0 " ]
+        echo original > "$T/out/o"
+    done
 }
