@@ -116,6 +116,13 @@ unconstrained() {
         cat "$T/mix" | "$RIFFLE" --seed=3 --memory=1M -n $k -T "$T/tmp" > "$T/out"
         cmp "$T/want" "$T/out"
     done
+    # --split: an out-of-line record is one record of its part
+    mkdir "$T/parts"
+    "$RIFFLE" --seed=3 --memory=1G --split=7 --output-pattern="$T/parts/free%d" "$T/mix"
+    "$RIFFLE" --seed=3 --memory=100K -T "$T/tmp" --split=7 --output-pattern="$T/parts/out%d" "$T/mix"
+    for i in 0 1 2 3 4 5 6; do
+        cmp "$T/parts/free$i" "$T/parts/out$i"
+    done
     tr '\n' '\0' < "$T/mix" > "$T/mixz"
     "$RIFFLE" -z --seed=3 --memory=1G "$T/mixz" > "$T/free"
     "$RIFFLE" -z --seed=3 --memory=100K -T "$T/tmp" "$T/mixz" > "$T/out"
