@@ -59,6 +59,12 @@ const char *cli_quote_file(const char *s);
  * -1 if s is not a number. */
 int cli_parse_u64(const char *s, uint64_t *v, int *overflow);
 
+/* Whether temporary files must be named ones even where unnamed ones
+ * (O_TMPFILE) work: the environment variable RIFFLE_NAMED_TEMPS is set
+ * and not empty.  Undocumented for users: the tests of the fallback path
+ * and of the signal-time removal of named files use it. */
+int cli_named_temps(void);
+
 /* How the generator is chosen (--seed, --rng, --random-source). */
 struct cli_rng_opts {
     const char *seed;          /* NULL: none */

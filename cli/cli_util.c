@@ -320,3 +320,9 @@ void *cli_grow(void *items, size_t *cap, size_t size, size_t first)
         *cap = 2 * want;
     return p;
 }
+
+int cli_named_temps(void)
+{
+    const char *s = getenv("RIFFLE_NAMED_TEMPS");
+    return s && *s;
+}

@@ -71,8 +71,9 @@ int split_set_pattern(struct cli_split *s, const char *pattern)
 /* ------------------------------------------------------------------------ */
 
 /* Guard a's temporary against signals, with cleanup.h (the library's own
- * guard covers one file, a split needs several).  No temporary when the
- * target is written in place (a device, a FIFO). */
+ * guard covers one file, a split needs several).  Nothing to guard when the
+ * target is written in place (a device, a FIFO) or the temporary has no
+ * name (O_TMPFILE). */
 static int guard_file(const rf_atomic_file *a, int *slot)
 {
     *slot = -1;
@@ -89,7 +90,7 @@ static int open_guarded(rf_atomic_file *a, const char *name, int *slot)
 {
     sigset_t old;
     cleanup_hold(&old);
-    int e = rf_atomic_open(a, name);
+    int e = cli_named_temps() ? rf_atomic_open_named(a, name) : rf_atomic_open(a, name);
     if (!e && (e = guard_file(a, slot)) != 0)
         rf_atomic_abort(a);
     cleanup_release(&old);
@@ -408,7 +409,7 @@ static int finish_parts(struct cli_output *o)
     }
     for (size_t i = 0; i < parts; i++) {
         const rf_atomic_file *a = &o->parts[i].file;
-        if (rf_atomic_temp_path(a) && fsync(a->fd) != 0) {
+        if (rf_atomic_staged(a) && fsync(a->fd) != 0) {
             e = errno;
             cli_error("%s: %s", o->split->names[i], strerror(e));
             return e;

@@ -35,7 +35,10 @@
  * rename in the final loop -- after every fsync succeeded -- is the one case
  * that can leave earlier parts committed; it is reported).
  *
- * Temporary names are registered with cleanup.h, so signals remove them too.
+ * The temporaries are unnamed where the file system allows (O_TMPFILE,
+ * riffle_io.h): nothing to remove, even after kill -9.  Elsewhere (or with
+ * RIFFLE_NAMED_TEMPS, cli_named_temps) their names are registered with
+ * cleanup.h, so signals remove them too.
  * One thread at a time.
  */
 #ifndef RIFFLE_OUTPUT_H

@@ -119,6 +119,7 @@ static int engine_options(const struct shuf_opts *o, struct line *l, rf_engine_o
     eo->progress = l->p->on ? on_progress : NULL;
     eo->progress_ctx = l;
     eo->temp = on_temp;
+    eo->named_temps = cli_named_temps();
     return 0;
 }
 

@@ -24,11 +24,36 @@
  *  - in memory: the inputs fit in the budget (their bytes plus 8 per record),
  *    a single regular file mapped, anything else read;
  *  - external: otherwise.  Records are scattered by the top bits of their keys
- *    into temporary bucket files in a fresh directory under the temporary
- *    directory, then each bucket is ordered in memory in turn (a bucket still
- *    too large is scattered again by the next bits; one of 64 KiB or less is
- *    ordered in memory whatever the budget, so any budget finishes).
- *    The scatter's buffers take a few MiB beside the budget.
+ *    into temporary bucket files (see "Temporary files"), then each bucket is
+ *    ordered in memory in turn (a bucket still too large is scattered again
+ *    by the next bits; one of 64 KiB or less is ordered in memory whatever
+ *    the budget, so any budget finishes).  The scatter's buffers take a few
+ *    MiB beside the budget.
+ *
+ * Memory.  A run's peak memory stays within the budget plus a fixed
+ * overhead of 16 MiB (read and write buffers, threads' stacks and tables;
+ * beyond 8 threads, about 1.5 MiB more per thread for the ordering's
+ * tables), whatever the records -- one record larger than memory included: in the
+ * external engine and the streamed head, a record that reaches a sixteenth
+ * of the budget (but at least 256 KiB and at most 16 MiB) before its
+ * delimiter is never held.  Its bytes are copied, a read at a time, to a
+ * spill file among the temporary files, and only a one-byte stand-in is
+ * kept (in its bucket, or among the head's records); when its turn comes it
+ * is copied from the spill file to the sink 1 MiB at a time.  So an endless
+ * record (`/dev/zero`) ends as an out-of-space error of the temporary
+ * directory.  Not covered: the `header` records, which go to the sink's
+ * begin in one piece and are held whatever their length.
+ *
+ * Temporary files.  The external engine's bucket files, and the spill file
+ * of either engine (made at the first record too long to hold).  Where the
+ * temporary directory's file system takes them they are unnamed (open(2)
+ * with O_TMPFILE): they have no name in any directory, and the kernel frees
+ * them when the run closes them or however the process ends, kill -9
+ * included.  Where it refuses them (EOPNOTSUPP, EISDIR, EINVAL: vfat, some
+ * network file systems, kernels before 3.11), or the options ask
+ * (named_temps), they are the numbered files of a fresh directory
+ * DIR/riffle-XXXXXX, announced to the temp callback; those a process killed
+ * by SIGKILL leaves behind are for the caller to remove.
  *
  * Records.  A record is the bytes up to and including the delimiter; every
  * input's last record is a record even without its delimiter, and is written
@@ -137,7 +162,8 @@ typedef enum rf_engine_phase {
 typedef void rf_engine_progress_fn(void *ctx, rf_engine_phase phase, uint64_t done,
                                    uint64_t total);
 
-/* Temporary files: the directory `dir` exists and the numbered files
+/* Named temporary files (riffle_engine.h, "Temporary files"; never called
+ * for unnamed ones): the directory `dir` exists and the numbered files
  * dir/0 .. dir/(files - 1) may exist in it.  Called when the directory is
  * made (files 0; with this thread's signals blocked, so that a handler sees
  * the directory only once the program has it) and again before each file is
@@ -162,6 +188,8 @@ typedef struct rf_engine_options {
     void *progress_ctx;
     rf_engine_temp_fn *temp;     /* may be NULL */
     void *temp_ctx;
+    int named_temps;             /* 1: named temporary files even where unnamed
+                                    ones work (to test that path): 0 */
 } rf_engine_options;
 
 #define RF_ENGINE_ALL UINT64_MAX

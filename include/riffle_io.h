@@ -238,17 +238,28 @@ RF_API RF_NODISCARD int rf_records_write_threads(const rf_records *r, const uint
  * or /proc/self/fd/N that is one of those), it is opened and written in
  * place: renaming over it would replace the name, not write to what it names.
  * A socket, which open(2) refuses, is written through a duplicate of the
- * descriptor when path names one.  Fields are private except `fd`. */
+ * descriptor when path names one.  Fields are private except `fd`.
+ *
+ * Where the directory's file system takes it, the temporary file is unnamed
+ * (O_TMPFILE): it has no name until rf_atomic_commit links it to path (or
+ * links it as ".riffle-XXXXXX" and renames that over path, when path
+ * exists), so even a process killed by SIGKILL leaves nothing behind.
+ * Elsewhere (vfat, kernels before 3.11, no /proc) it is the named
+ * ".riffle-XXXXXX", which a SIGKILL leaves. */
 typedef struct rf_atomic_file {
     int fd;      /* write the output here */
     char *path;  /* final name (symlinks resolved), or path as given in place */
     char *tmp;   /* temporary name, NULL when writing in place */
+    int unnamed; /* the temporary is O_TMPFILE; tmp is a template for its link */
 } rf_atomic_file;
 
 /* Create the temporary file (or open a non-regular path).  Allocates the
  * names.  Returns 0 or an errno value (ENOENT for a missing directory, EACCES,
  * ...); on error nothing is left behind. */
 RF_API RF_NODISCARD int rf_atomic_open(rf_atomic_file *a, const char *path);
+/* rf_atomic_open with a named temporary even where an unnamed one works
+ * (what it falls back to elsewhere; for tests of that path). */
+RF_API RF_NODISCARD int rf_atomic_open_named(rf_atomic_file *a, const char *path);
 /* fsync, close, rename into place, and free.  Returns 0 or an errno value; on
  * error the temporary file is removed and path is left as it was. */
 RF_API RF_NODISCARD int rf_atomic_commit(rf_atomic_file *a);
@@ -257,9 +268,13 @@ RF_API RF_NODISCARD int rf_atomic_commit(rf_atomic_file *a);
 RF_API void rf_atomic_abort(rf_atomic_file *a);
 
 /* The temporary file's name while a is open, or NULL when path is written in
- * place (a device, a FIFO) or after commit/abort.  For a program's own signal
- * cleanup, which may guard several files: the library installs no handlers. */
+ * place (a device, a FIFO), when the temporary is unnamed, or after
+ * commit/abort.  For a program's own signal cleanup, which may guard several
+ * files: the library installs no handlers. */
 RF_API const char *rf_atomic_temp_path(const rf_atomic_file *a);
+/* Nonzero while a writes to a temporary (named or not) that commit will put
+ * in place; 0 when path is written in place or after commit/abort. */
+RF_API int rf_atomic_staged(const rf_atomic_file *a);
 
 #ifdef __cplusplus
 }

@@ -198,6 +198,7 @@ rf_status rf_engine_shuffle(const rf_engine_options *o, const rf_engine_input *i
         .budget = o->memory ? o->memory : rf_engine_default_memory(),
         .threads = rfi_threads(o->threads),
         .tmpdir = o->tmpdir ? o->tmpdir : default_tmpdir(),
+        .named_temps = o->named_temps,
         .sink = sink,
         .progress = o->progress,
         .progress_ctx = o->progress_ctx,

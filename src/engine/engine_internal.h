@@ -30,6 +30,7 @@ struct engine {
     uint64_t budget;       /* bytes */
     unsigned threads;      /* >= 1 */
     const char *tmpdir;    /* for rfi_engine_external */
+    int named_temps;       /* never O_TMPFILE (riffle_engine.h) */
     uint64_t size_hint;    /* input bytes if known (regular files), else 0 */
     rf_keyed_order order;
     const rf_engine_sink *sink;
@@ -88,10 +89,14 @@ int rfi_engine_memory(struct engine *e, const rf_records *r, const struct layout
 int rfi_engine_head(struct engine *e, struct reader *rd);
 int rfi_engine_external(struct engine *e, struct reader *rd);
 
+struct spilled;
+
 /* One record after the header: its key (the keyed stream, in input order)
- * and its bytes, rec[len - 1] being the delimiter.  Returns 0, or nonzero
- * with the error recorded (the walk stops). */
-typedef int (*engine_record_fn)(void *ctx, uint64_t key, const unsigned char *rec, size_t len);
+ * and its bytes, rec[len - 1] being the delimiter; or, for an out-of-line
+ * record (out not NULL, reader.h), a one-byte stub and where its bytes are.
+ * Returns 0, or nonzero with the error recorded (the walk stops). */
+typedef int (*engine_record_fn)(void *ctx, uint64_t key, const unsigned char *rec, size_t len,
+                                const struct spilled *out);
 
 /* Read every record of rd: the first e->header records are appended to
  * *hbuf / *hlen (complete records, for the sink's begin; free *hbuf), every

@@ -14,10 +14,19 @@
  * with its prefix, in input order, and ties never cross buckets.  A bucket
  * too large for --memory is scattered again by the next bits of its keys.
  *
- * Temporary files live in a fresh directory (DIR/riffle-XXXXXX) of numbered
- * files, announced through the temp callback before each is created (so a
- * program's signal handler can remove them); every exit path removes them.  Memory: the scatter buffers (1 MiB per bucket and a few spares, less
- * if that is more than half of --memory, but at least 8 KiB each) and, in
+ * Out-of-line records (reader.h): a record too long to hold reaches the
+ * scatter as a one-byte stub, its bytes already in the spill file (a
+ * temporary file like the others); the bucket keeps, beside the stub's
+ * offset, where they are, and pass 2 copies them to the sink from there in
+ * pieces.  Stubs keep their places through a second scatter.  The order is
+ * unchanged: it depends on the keys alone.
+ *
+ * Temporary files (temp.h): unnamed where the file system allows, else the
+ * numbered files of a fresh directory DIR/riffle-XXXXXX, announced through
+ * the temp callback before each is created (so a program's signal handler
+ * can remove them); every exit path removes them.  Memory: the scatter
+ * buffers (1 MiB per bucket and a few spares, less if that is more than half
+ * of --memory, but at least 8 KiB each) and, in
  * pass 2, one or two buckets (their bytes + 8 bytes per record: the order,
  * as offsets; no offsets table beside it).
  *
@@ -39,8 +48,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -51,6 +58,7 @@
 #include "common/thread.h"
 #include "engine_internal.h"
 #include "reader.h"
+#include "temp.h"
 
 /* Buckets per scatter, at most: 2 files each, well inside the usual limit of
  * 1024 open files. */
@@ -90,86 +98,61 @@ struct bucket {
     uint64_t bytes, records;      /* in the files */
     uint64_t *starts;             /* starts[c]: offset of record c * BLOCK */
     size_t starts_cap;
+    struct outline *outs;         /* its out-of-line records, by stub offset (temp.h) */
+    size_t nouts, outs_cap;
 };
 
 struct ext {
     struct engine *e;
-    char dir[PATH_MAX - 32]; /* room for "/" and a number in PATH_MAX */
-    int made;                     /* dir exists */
-    unsigned long files;          /* numbered files created so far */
+    struct temps t;               /* the files */
     size_t rec_cap, key_cap;      /* per piece, for the scatter under way */
     uint64_t left;                /* records still to write (-n) */
     uint64_t scattered;           /* bytes in bucket files (progress) */
     uint64_t done;                /* of them, sorted and written */
+    struct spill spill;           /* out-of-line records' bytes */
 };
-
-static void file_name(const struct ext *x, unsigned long id, char *out)
-{
-    snprintf(out, PATH_MAX, "%s/%lu", x->dir, id);
-}
 
 static int io_error(const struct ext *x, unsigned long id, int err)
 {
-    char name[PATH_MAX];
-    file_name(x, id, name);
-    return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, name, err);
-}
-
-/* Tell the caller which files may exist: before each is created, so that
- * a signal handler never misses one.  Returns 0 or what the caller said. */
-static int announce(const struct ext *x)
-{
-    const struct engine *e = x->e;
-    return e->temp ? e->temp(e->temp_ctx, x->dir, x->files) : 0;
+    return rfi_temps_error(&x->t, id, err);
 }
 
 static int create_file(struct ext *x, unsigned long *id, int *fd)
 {
-    char name[PATH_MAX];
-    *id = x->files++;
-    const int refused = announce(x);
-    if (refused)
-        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, x->dir, refused);
-    file_name(x, *id, name);
-    *fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    return *fd < 0 ? io_error(x, *id, errno) : 0;
+    return rfi_temps_create(&x->t, id, fd);
 }
 
 static void remove_file(const struct ext *x, unsigned long id)
 {
-    char name[PATH_MAX];
-    file_name(x, id, name);
-    unlink(name);
+    rfi_temps_unlink(&x->t, id);
 }
 
-/* Write p[0..len) at offset `at` of fd.  Returns 0 or an errno value (no
- * message: the writer thread calls it). */
-static int write_at(int fd, const void *p, size_t len, uint64_t at)
+/* A bucket's files are open from the scatter that makes them until the
+ * bucket is written or scattered again (an unnamed file can only be reached
+ * through its descriptor); then they go. */
+static void drop_bucket(const struct ext *x, struct bucket *b)
 {
-    const unsigned char *b = p;
-    while (len > 0) {
-        const ssize_t w = pwrite(fd, b, len, (off_t)at);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return w < 0 ? errno : ENOSPC;
-        b += w;
-        at += (uint64_t)w;
-        len -= (size_t)w;
+    if (b->rec_fd >= 0)
+        close(b->rec_fd);
+    if (b->key_fd >= 0)
+        close(b->key_fd);
+    if (b->rec_fd >= 0 || b->key_fd >= 0) {
+        remove_file(x, b->rec_id);
+        remove_file(x, b->key_id);
     }
-    return 0;
+    b->rec_fd = b->key_fd = -1;
 }
 
 /* A piece to its bucket's files: 0, or an errno value and the file in *id. */
 static int write_piece(const struct piece *p, unsigned long *id)
 {
     const struct bucket *b = p->b;
-    int err = write_at(b->rec_fd, p->rec, p->len, p->rec_at);
+    int err = rfi_write_at(b->rec_fd, p->rec, p->len, p->rec_at);
     if (err) {
         *id = b->rec_id;
         return err;
     }
-    err = write_at(b->key_fd, p->keys, p->nkeys * sizeof *p->keys, p->key_at);
+    err = rfi_write_at(b->key_fd, p->keys, p->nkeys * sizeof *p->keys, p->key_at);
     if (err)
         *id = b->key_id;
     return err;
@@ -314,17 +297,12 @@ static int flusher_drain(struct ext *x, struct flusher *f)
     return err ? io_error(x, id, err) : 0;
 }
 
+/* The buffers go; the files stay open for pass 2 (drop_bucket). */
 static void free_buffers(struct scatter *s)
 {
     flusher_stop(&s->f);
-    for (unsigned i = 0; i < s->nb; i++) {
-        if (s->b[i].rec_fd >= 0)
-            close(s->b[i].rec_fd);
-        if (s->b[i].key_fd >= 0)
-            close(s->b[i].key_fd);
-        s->b[i].rec_fd = s->b[i].key_fd = -1;
+    for (unsigned i = 0; i < s->nb; i++)
         s->b[i].cur = NULL;
-    }
     free(s->mem);
     free(s->pieces);
     s->mem = NULL;
@@ -437,12 +415,30 @@ static int add_start(const struct ext *x, struct bucket *b)
     return 0;
 }
 
+/* Note that the stub about to be added to b stands for the record at sp. */
+static int add_outline(const struct ext *x, struct bucket *b, const struct spilled *sp)
+{
+    if (b->nouts == b->outs_cap) {
+        struct outline *o = rfi_grow(b->outs, &b->outs_cap, sizeof *o, 4);
+        if (!o)
+            return rfi_engine_nomem(x->e->err);
+        b->outs = o;
+    }
+    b->outs[b->nouts].stub = b->bytes;
+    b->outs[b->nouts++].sp = *sp;
+    return 0;
+}
+
+/* A record to its bucket: its bytes, or for an out-of-line record (out
+ * not NULL) its stub. */
 static int add_record(struct ext *x, struct scatter *s, uint64_t key,
-                      const unsigned char *rec, size_t len)
+                      const unsigned char *rec, size_t len, const struct spilled *out)
 {
     struct bucket *b = &s->b[(key << s->shift) >> (64 - s->bits)];
     struct piece *p = b->cur;
     if (b->records % BLOCK == 0 && add_start(x, b) != 0)
+        return 1;
+    if (out && add_outline(x, b, out) != 0)
         return 1;
     if ((p->len + len > b->rec_limit || p->nkeys == b->key_limit) && p->nkeys > 0) {
         if (flush_bucket(x, s, b) != 0)
@@ -454,7 +450,7 @@ static int add_record(struct ext *x, struct scatter *s, uint64_t key,
         p->key_at = b->records * sizeof *p->keys;
     }
     if (len > x->rec_cap) { /* longer than a buffer: straight to its place */
-        const int err = write_at(b->rec_fd, rec, len, b->bytes);
+        const int err = rfi_write_at(b->rec_fd, rec, len, b->bytes);
         if (err)
             return io_error(x, b->rec_id, err);
         p->rec_at += len; /* the piece's records come after it */
@@ -580,13 +576,8 @@ static void ready_free(struct ready *rd)
 static void ready_make(const struct ext *x, struct ready *rd)
 {
     const struct bucket *b = rd->b;
-    char name[PATH_MAX];
     rf_records_init(&rd->r, x->e->delim);
-    file_name(x, b->rec_id, name);
-    const int fd = open(name, O_RDONLY | O_CLOEXEC);
-    int e = fd < 0 ? errno : rf_records_add_fd(&rd->r, fd);
-    if (fd >= 0)
-        close(fd);
+    int e = lseek(b->rec_fd, 0, SEEK_SET) < 0 ? errno : rf_records_add_fd(&rd->r, b->rec_fd);
     if (!e && rd->r.size != b->bytes)
         e = EIO; /* the file changed under us */
     if (e) {
@@ -594,13 +585,7 @@ static void ready_make(const struct ext *x, struct ready *rd)
         rd->err_id = b->rec_id;
         return;
     }
-    file_name(x, b->key_id, name);
-    struct items it = {b, rd->r.data, x->e->delim, open(name, O_RDONLY | O_CLOEXEC), 0, 0};
-    if (it.fd < 0) {
-        rd->err = errno;
-        rd->err_id = b->key_id;
-        return;
-    }
+    struct items it = {b, rd->r.data, x->e->delim, b->key_fd, 0, 0};
     uint64_t *order = malloc(b->records * sizeof *order);
     if (!order) {
         rd->nomem = 1;
@@ -622,7 +607,6 @@ static void ready_make(const struct ext *x, struct ready *rd)
         }
     }
     free(order);
-    close(it.fd);
 }
 
 /* Returns 0, or 1 with the error of a failed ready_make recorded. */
@@ -643,12 +627,13 @@ static int ready_emit(struct ext *x, struct ready *rd)
     int status = ready_report(x, rd);
     if (status == 0) {
         const size_t k = (size_t)(x->left < rd->b->records ? x->left : rd->b->records);
-        status = rfi_engine_emit(x->e, &rd->r, rd->offs, k);
+        status = rd->b->nouts ? rfi_spill_emit_mixed(&x->spill, &rd->r, rd->offs, k, rd->b->outs,
+                                                     rd->b->nouts)
+                              : rfi_engine_emit(x->e, &rd->r, rd->offs, k);
         x->left -= k;
     }
     ready_free(rd);
-    remove_file(x, rd->b->rec_id);
-    remove_file(x, rd->b->key_id);
+    drop_bucket(x, rd->b);
     x->done += rd->b->bytes;
     rfi_engine_progress(x->e, x->done);
     return status;
@@ -692,11 +677,21 @@ static void helper_join(struct helper *h, struct ready *rd)
 
 static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigned used_bits);
 
+/* Every bucket of s that is still there (after a failure, or buckets never
+ * opened) goes. */
+static void drop_buckets(const struct ext *x, struct scatter *s)
+{
+    for (unsigned i = 0; i < s->nb; i++)
+        drop_bucket(x, &s->b[i]);
+}
+
 static void free_starts(struct scatter *s)
 {
     for (unsigned i = 0; i < s->nb; i++) {
         free(s->b[i].starts);
+        free(s->b[i].outs);
         s->b[i].starts = NULL;
+        s->b[i].outs = NULL;
     }
 }
 
@@ -710,25 +705,24 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
     if (!s)
         return rfi_engine_nomem(x->e->err);
     int status = scatter_open(x, s, used_bits, bits);
-    char rec_name[PATH_MAX], key_name[PATH_MAX];
-    file_name(x, b->rec_id, rec_name);
-    file_name(x, b->key_id, key_name);
-    const rf_engine_input in = rf_engine_input_path(rec_name);
+    char rec_name[PATH_MAX];
+    rfi_temps_name(&x->t, b->rec_id, rec_name);
+    const rf_engine_input in = rf_engine_input_fd(b->rec_fd, rec_name);
     struct reader rd;
-    int key_fd = -1;
+    const int key_fd = b->key_fd;
     if (status == 0 && rfi_reader_open(&rd, &in, 1, x->e->delim, x->e->err) != 0)
         status = 1;
     else if (status == 0) {
         rd.op = RF_ENGINE_OP_TEMP_FILE;
         rfi_reader_map(&rd, rfi_reader_window(x->e->budget));
-        key_fd = open(key_name, O_RDONLY | O_CLOEXEC);
-        if (key_fd < 0)
-            status = io_error(x, b->key_id, errno);
+        if (lseek(b->rec_fd, 0, SEEK_SET) < 0 || lseek(key_fd, 0, SEEK_SET) < 0)
+            status = io_error(x, b->rec_id, errno);
         const unsigned char *data;
         size_t len;
         int got = 0;
         uint64_t keys[KEY_BATCH];
-        size_t nkeys = 0, used = 0;
+        size_t nkeys = 0, used = 0, outs = 0;
+        uint64_t at = 0; /* offset of p in the bucket's record file */
         while (status == 0 && (got = rfi_reader_next(&rd, &data, &len)) > 0) {
             for (const unsigned char *p = data, *end = data + len; p < end && status == 0;) {
                 const unsigned char *q = memchr(p, x->e->delim, (size_t)(end - p));
@@ -741,18 +735,18 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
                     nkeys = (size_t)k / sizeof *keys;
                     used = 0;
                 }
-                status = add_record(x, s, keys[used++], p, (size_t)(q - p) + 1);
+                const struct outline *o =
+                    outs < b->nouts && b->outs[outs].stub == at ? &b->outs[outs++] : NULL;
+                status = add_record(x, s, keys[used++], p, (size_t)(q - p) + 1, o ? &o->sp : NULL);
+                at += (uint64_t)(q - p) + 1;
                 p = q + 1;
             }
         }
         if (got < 0)
             status = 1;
         rfi_reader_close(&rd);
-        if (key_fd >= 0)
-            close(key_fd);
     }
-    remove_file(x, b->rec_id);
-    remove_file(x, b->key_id);
+    drop_bucket(x, b);
     x->scattered -= b->bytes; /* counted again in the sub-buckets */
     if (status == 0)
         status = scatter_close(x, s);
@@ -760,6 +754,7 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
         free_buffers(s);
     if (status == 0)
         status = finish_buckets(x, s->b, s->nb, used_bits + bits);
+    drop_buckets(x, s);
     free_starts(s);
     free(s);
     return status;
@@ -780,8 +775,7 @@ static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigne
     for (unsigned i = 0; i < nb && status == 0; i++) {
         struct bucket *b = &bs[i];
         if (!helping && (x->left == 0 || b->records == 0)) {
-            remove_file(x, b->rec_id);
-            remove_file(x, b->key_id);
+            drop_bucket(x, b);
             continue;
         }
         if (!helping && !bucket_fits(x, b, used_bits)) {
@@ -828,56 +822,6 @@ static void raise_file_limit(void)
     }
 }
 
-static int make_dir(struct ext *x)
-{
-    const char *base = x->e->tmpdir;
-    if ((size_t)snprintf(x->dir, sizeof x->dir, "%s/riffle-XXXXXX", base) >= sizeof x->dir)
-        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, base, ENAMETOOLONG);
-    /* Announced under its real name with this thread's asynchronous signals
-     * blocked, so that no signal handler can run between its creation and
-     * the caller's registering it. */
-    sigset_t all, old;
-    sigfillset(&all);
-    const int masked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
-    const int made = mkdtemp(x->dir) != NULL;
-    const int err = errno;
-    const int refused = made ? announce(x) : 0;
-    if (masked)
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!made || refused) {
-        if (made)
-            rmdir(x->dir);
-        return rfi_engine_fail(x->e->err, RF_EIO, RF_ENGINE_OP_TEMP_DIR, base, made ? refused : err);
-    }
-    x->made = 1;
-    return 0;
-}
-
-/* Remove the numbered files and the directory, then tell the caller.
- * Returns 0 once the directory is gone (a failed unlink of a file already
- * removed is no leftover), else the first errno value other than ENOENT
- * (the removal still goes on through every file). */
-static int remove_dir(struct ext *x)
-{
-    if (!x->made)
-        return 0;
-    int first = 0;
-    for (unsigned long id = 0; id < x->files; id++) {
-        char name[PATH_MAX];
-        file_name(x, id, name);
-        if (unlink(name) != 0 && errno != ENOENT && !first)
-            first = errno;
-    }
-    if (rmdir(x->dir) == 0)
-        first = 0;
-    else if (errno != ENOENT && !first)
-        first = errno;
-    x->made = 0;
-    if (x->e->temp)
-        (void)x->e->temp(x->e->temp_ctx, NULL, 0);
-    return first;
-}
-
 /* Pass 1 over the input: every record after the header to its bucket. */
 struct walk {
     struct ext *x;
@@ -885,11 +829,12 @@ struct walk {
     uint64_t records;
 };
 
-static int scatter_one(void *ctx, uint64_t key, const unsigned char *rec, size_t len)
+static int scatter_one(void *ctx, uint64_t key, const unsigned char *rec, size_t len,
+                       const struct spilled *out)
 {
     struct walk *w = ctx;
     w->records++;
-    return add_record(w->x, w->s, key, rec, len);
+    return add_record(w->x, w->s, key, rec, len, out);
 }
 
 int rfi_engine_external(struct engine *e, struct reader *rd)
@@ -902,13 +847,17 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     if (!s)
         return rfi_engine_nomem(e->err);
     raise_file_limit();
-    if (make_dir(&x) != 0) {
+    rfi_spill_init(&x.spill, &x.t);
+    if (rfi_temps_open(&x.t, e) != 0) {
         free(s);
         return 1;
     }
     const unsigned bits = fanout_bits(e->size_hint, e->budget);
     rfi_engine_phase(e, RF_ENGINE_SCATTER, e->size_hint);
     struct walk w = {&x, s, 0};
+    rd->giant = rfi_reader_giant(e->budget);
+    rd->spill = rfi_spill_write;
+    rd->spill_ctx = &x.spill;
     if (scatter_open(&x, s, 0, bits) != 0 || rfi_engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {
         free_buffers(s);
         goto done;
@@ -921,10 +870,12 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     if (rfi_engine_begin(e, hbuf, hlen, x.left) != 0)
         goto done;
     status = finish_buckets(&x, s->b, s->nb, bits);
-done:;
-    const int err = remove_dir(&x);
+done:
+    drop_buckets(&x, s);
+    rfi_spill_close(&x.spill);
+    const int err = rfi_temps_close(&x.t);
     if (err && status == 0)
-        status = rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, x.dir, err);
+        status = rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, x.t.dir, err);
     free_starts(s);
     free(hbuf);
     free(s);

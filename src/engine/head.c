@@ -20,19 +20,35 @@
  * end).  Past the first K records, record i passes with probability about
  * K / i, so for -n 1000 of 19.6 M records some 10^4 records are located in
  * all, and a run is: map or read the input, count its delimiters, draw the
- * keys (on a helper thread) -- no work per record. */
+ * keys (on a helper thread) -- no work per record.
+ *
+ * A record too long to hold comes out of line (reader.h): its bytes in the
+ * spill file (temp.h, made at the first one), a stub in the walk.  A
+ * candidate among them holds in the arena only where its bytes are (a
+ * struct spilled), flagged in its offset, and is copied from the spill
+ * file when written. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/grow.h"
 #include "engine_internal.h"
+#include "reader.h"
+#include "temp.h"
 #include "walk.h"
+
+/* In a candidate's offset: its arena bytes are a struct spilled. */
+#define OUT_OF_LINE ((uint64_t)1 << 63)
 
 struct cand {
     uint64_t key;
-    uint64_t off; /* in the arena */
+    uint64_t off; /* in the arena (OUT_OF_LINE: see the top) */
     size_t len;   /* without the delimiter */
 };
+
+static uint64_t arena_at(const struct cand *c)
+{
+    return c->off & ~OUT_OF_LINE;
+}
 
 struct head {
     struct cand *heap; /* max-heap on key */
@@ -79,8 +95,8 @@ static struct cand pop(struct head *hd)
 
 static int cmp_off(const void *x, const void *y)
 {
-    const struct cand *a = x, *b = y;
-    return a->off < b->off ? -1 : a->off > b->off;
+    const uint64_t a = arena_at(x), b = arena_at(y);
+    return a < b ? -1 : a > b;
 }
 
 /* Drop the bytes of candidates no longer held: copy the live ones to the
@@ -95,8 +111,8 @@ static void compact(struct head *hd)
     qsort(hd->heap, hd->n, sizeof *hd->heap, cmp_off);
     size_t at = 0;
     for (size_t i = 0; i < hd->n; i++) {
-        memmove(hd->arena + at, hd->arena + hd->heap[i].off, hd->heap[i].len + 1);
-        hd->heap[i].off = at;
+        memmove(hd->arena + at, hd->arena + arena_at(&hd->heap[i]), hd->heap[i].len + 1);
+        hd->heap[i].off = at | (hd->heap[i].off & OUT_OF_LINE);
         at += hd->heap[i].len + 1;
     }
     hd->used = at;
@@ -104,7 +120,8 @@ static void compact(struct head *hd)
         sift_down(hd->heap, hd->n, i);
 }
 
-static int push(struct head *hd, uint64_t key, const unsigned char *rec, size_t len)
+static int push(struct head *hd, uint64_t key, const unsigned char *rec, size_t len,
+                uint64_t flag)
 {
     if (hd->n == hd->cap) {
         struct cand *h = rfi_grow(hd->heap, &hd->cap, sizeof *h, 1024);
@@ -125,7 +142,7 @@ static int push(struct head *hd, uint64_t key, const unsigned char *rec, size_t 
         hd->arena_cap = cap;
     }
     memcpy(hd->arena + hd->used, rec, len + 1);
-    hd->heap[hd->n] = (struct cand){key, hd->used, len};
+    hd->heap[hd->n] = (struct cand){key, hd->used | flag, len};
     hd->used += len + 1;
     hd->live += len + 1;
     sift_up(hd->heap, hd->n++);
@@ -150,35 +167,57 @@ static void trim(struct head *hd, uint64_t k)
     }
 }
 
-/* One record (with its delimiter at rec[len]). */
+/* One record (with its delimiter at rec[len]; flag: OUT_OF_LINE or 0). */
 static int offer(struct head *hd, uint64_t k, uint64_t key, const unsigned char *rec,
-                 size_t len)
+                 size_t len, uint64_t flag)
 {
     if (hd->n < k || key == hd->heap[0].key)
-        return push(hd, key, rec, len);
+        return push(hd, key, rec, len, flag);
     if (key > hd->heap[0].key)
         return 0;
-    if (push(hd, key, rec, len) != 0)
+    if (push(hd, key, rec, len, flag) != 0)
         return -1;
     trim(hd, k);
     return 0;
 }
 
+/* Candidate c as a record of r: its bytes, or for an out-of-line one an
+ * empty record (its stub) noted in *outs.  Returns 0 or -1 (no memory). */
+static int add_cand(rf_records *r, const struct head *hd, const struct cand *c,
+                    struct outline **outs, size_t *nouts, size_t *cap)
+{
+    const unsigned char *bytes = hd->arena + arena_at(c);
+    if (!(c->off & OUT_OF_LINE))
+        return rf_records_add_record(r, bytes, c->len) != 0 ? -1 : 0;
+    if (*nouts == *cap) {
+        struct outline *o = rfi_grow(*outs, cap, sizeof *o, 4);
+        if (!o)
+            return -1;
+        *outs = o;
+    }
+    struct outline *o = &(*outs)[(*nouts)++];
+    o->stub = r->size;
+    memcpy(&o->sp, bytes, sizeof o->sp);
+    return rf_records_add_record(r, "", 0) != 0 ? -1 : 0;
+}
+
 /* The candidates as records, in input order, sorted and written after the
  * header. */
 static int finish(struct engine *e, struct head *hd, uint64_t k, const unsigned char *hbuf,
-                  size_t hlen)
+                  size_t hlen, struct spill *sp)
 {
     compact(hd); /* also leaves the candidates in input order */
     rf_records r;
     rf_records_init(&r, e->delim);
     rf_keyed *a = malloc((hd->n ? hd->n : 1) * sizeof *a);
+    struct outline *outs = NULL;
+    size_t nouts = 0, outs_cap = 0;
     int status = 1;
     if (!a)
         goto oom;
     for (size_t i = 0; i < hd->n; i++) {
         a[i] = (rf_keyed){hd->heap[i].key, r.size};
-        if (rf_records_add_record(&r, hd->arena + hd->heap[i].off, hd->heap[i].len) != 0)
+        if (add_cand(&r, hd, &hd->heap[i], &outs, &nouts, &outs_cap) != 0)
             goto oom;
     }
     const rf_status st = rf_keyed_sort(&e->order, a, hd->n, 1);
@@ -191,11 +230,13 @@ static int finish(struct engine *e, struct head *hd, uint64_t k, const unsigned 
     for (size_t i = 0; i < out; i++)
         offs[i] = a[i].val;
     if (rfi_engine_begin(e, hbuf, hlen, out) == 0)
-        status = rfi_engine_emit(e, &r, offs, out);
+        status = nouts ? rfi_spill_emit_mixed(sp, &r, offs, out, outs, nouts)
+                       : rfi_engine_emit(e, &r, offs, out);
     goto done;
 oom:
     rfi_engine_nomem(e->err);
 done:
+    free(outs);
     free(a);
     rf_records_free(&r);
     return status;
@@ -232,8 +273,15 @@ static int take(void *ctx, const struct walk_chunk *c)
             at += rf_delims_nth(c->data + at, c->len - at, w->delim, i - item - 1) + 1;
         const unsigned char *rec = c->data + at;
         const unsigned char *end = memchr(rec, w->delim, c->len - at);
-        if (offer(&w->hd, w->k, c->keys[i], rec, (size_t)(end - rec)) != 0)
+        if (c->out) { /* a stub (n is 1): where its bytes are is held instead */
+            unsigned char where[sizeof *c->out + 1];
+            memcpy(where, c->out, sizeof *c->out);
+            where[sizeof *c->out] = w->delim;
+            if (offer(&w->hd, w->k, c->keys[i], where, sizeof *c->out, OUT_OF_LINE) != 0)
+                return rfi_engine_nomem(w->err);
+        } else if (offer(&w->hd, w->k, c->keys[i], rec, (size_t)(end - rec), 0) != 0) {
             return rfi_engine_nomem(w->err);
+        }
         item = i + 1;
         at = (size_t)(end - c->data) + 1;
         t = threshold(w);
@@ -247,9 +295,19 @@ int rfi_engine_head(struct engine *e, struct reader *rd)
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
     int status = 1;
+    struct temps t = {.e = e}; /* opened at the first out-of-line record */
+    struct spill sp;
+    rfi_spill_init(&sp, &t);
+    rd->giant = rfi_reader_giant(e->budget);
+    rd->spill = rfi_spill_write;
+    rd->spill_ctx = &sp;
     rfi_engine_phase(e, RF_ENGINE_READ, e->size_hint);
     if (rfi_engine_walk_chunks(e, rd, take, &w, &hbuf, &hlen) == 0)
-        status = finish(e, &w.hd, e->count, hbuf, hlen);
+        status = finish(e, &w.hd, e->count, hbuf, hlen, &sp);
+    rfi_spill_close(&sp);
+    const int err = rfi_temps_close(&t);
+    if (err && status == 0)
+        status = rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, t.dir, err);
     free(hbuf);
     free(w.hd.heap);
     free(w.hd.arena);

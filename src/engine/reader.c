@@ -41,6 +41,11 @@ size_t rfi_reader_window(uint64_t budget)
     return (size_t)w;
 }
 
+size_t rfi_reader_giant(uint64_t budget)
+{
+    return rfi_reader_window(budget) / 4;
+}
+
 static int nomem(struct reader *rd)
 {
     rfi_engine_nomem(rd->err);
@@ -208,8 +213,69 @@ static void close_input(struct reader *rd)
     rd->own_fd = 0;
 }
 
+/* Out-of-line records (reader.h).  spill_start begins one with its first
+ * bytes, spill_rest reads it to its end, a buffer at a time. */
+static int spill(struct reader *rd, const unsigned char *p, size_t len)
+{
+    if (rd->spill(rd->spill_ctx, p, len) != 0)
+        return -1;
+    rd->spilled += len;
+    rd->last.len += len;
+    return 0;
+}
+
+static int spill_start(struct reader *rd, const unsigned char *p, size_t len)
+{
+    rd->in_giant = 1;
+    rd->last.at = rd->spilled;
+    rd->last.len = 0;
+    return spill(rd, p, len);
+}
+
+/* The record's stub handed out. */
+static int stub(struct reader *rd, const unsigned char **data, size_t *len)
+{
+    rd->in_giant = 0;
+    *data = &rd->delim;
+    *len = 1;
+    return 2;
+}
+
+/* The rest of the record being spilled, read straight from its input (the
+ * buffer is empty): what follows its delimiter stays in the buffer.  At
+ * the end of its input the record gets its delimiter, as every last record
+ * does. */
+static int spill_rest(struct reader *rd, const unsigned char **data, size_t *len)
+{
+    while (rd->fd >= 0) {
+        const ssize_t got = read(rd->fd, rd->buf, rd->cap);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return failed(rd, errno, 1);
+        if (got == 0) {
+            close_input(rd);
+            break;
+        }
+        rd->bytes += (uint64_t)got;
+        const unsigned char *q = memchr(rd->buf, rd->delim, (size_t)got);
+        const size_t n = q ? (size_t)(q - rd->buf) + 1 : (size_t)got;
+        if (spill(rd, rd->buf, n) != 0)
+            return -1;
+        if (q) {
+            rd->start = n;
+            rd->end = (size_t)got;
+            return stub(rd, data, len);
+        }
+    }
+    if (spill(rd, &rd->delim, 1) != 0)
+        return -1;
+    return stub(rd, data, len);
+}
+
 /* The prefix's whole records, straight from the caller's memory; its
- * unfinished last record is copied to the buffer to be completed. */
+ * unfinished last record is copied to the buffer to be completed, or,
+ * already long enough to go out of line, spilled from where it is. */
 static int from_prefix(struct reader *rd, const unsigned char **data, size_t *len)
 {
     const unsigned char *p = rd->prefix;
@@ -217,10 +283,15 @@ static int from_prefix(struct reader *rd, const unsigned char **data, size_t *le
     const unsigned char *q = memrchr(p, rd->delim, n);
     const size_t whole = q ? (size_t)(q - p) + 1 : 0;
     rd->prefix = NULL;
-    if (make_room(rd, n - whole) != 0)
-        return nomem(rd);
-    memcpy(rd->buf + rd->end, p + whole, n - whole);
-    rd->end += n - whole;
+    if (rd->giant && n - whole >= rd->giant) {
+        if (spill_start(rd, p + whole, n - whole) != 0)
+            return -1;
+    } else {
+        if (make_room(rd, n - whole) != 0)
+            return nomem(rd);
+        memcpy(rd->buf + rd->end, p + whole, n - whole);
+        rd->end += n - whole;
+    }
     *data = p;
     *len = whole;
     return whole > 0;
@@ -247,6 +318,8 @@ int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len)
             return r;
     }
     for (;;) {
+        if (rd->in_giant) /* begun in the prefix */
+            return spill_rest(rd, data, len);
         if (rd->end > rd->start) {
             const unsigned char *s = rd->buf + rd->start;
             const unsigned char *q = memrchr(s, rd->delim, rd->end - rd->start);
@@ -286,6 +359,13 @@ int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len)
             if (end_of_input(rd) != 0)
                 return -1;
             continue;
+        }
+        if (rd->giant && rd->end - rd->start >= rd->giant) {
+            /* no delimiter in the buffer: one record, too long to hold */
+            if (spill_start(rd, rd->buf + rd->start, rd->end - rd->start) != 0)
+                return -1;
+            rd->start = rd->end = 0;
+            return spill_rest(rd, data, len);
         }
         if (make_room(rd, READ_BLOCK / 2) != 0)
             return nomem(rd);

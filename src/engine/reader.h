@@ -12,6 +12,16 @@
 
 #include "riffle_engine.h"
 
+/* A record kept out of line: its bytes, delimiter included, are at
+ * [at, at + len) of the spill stream (see reader.giant). */
+struct spilled {
+    uint64_t at, len;
+};
+
+/* Append p[0..len) to the spill stream.  Returns 0, or 1 with the error
+ * recorded. */
+typedef int rfi_spill_fn(void *ctx, const unsigned char *p, size_t len);
+
 struct reader {
     const rf_engine_input *inputs;
     size_t n_inputs, next_input;
@@ -32,6 +42,17 @@ struct reader {
     uint64_t fsize, fpos; /* its size, and the next byte to hand out */
     void *map;         /* the window handed out last, or NULL */
     size_t map_len;
+    /* Out-of-line records (off while giant is 0): a record found to be
+     * `giant` bytes long or more before its end is not buffered but passed
+     * on to spill a read at a time, so that one record larger than memory
+     * never is in memory; rfi_reader_next then hands out a one-byte stub
+     * (the delimiter) in its place and says where the bytes went. */
+    size_t giant;
+    rfi_spill_fn *spill;
+    void *spill_ctx;
+    uint64_t spilled;  /* bytes passed to spill so far */
+    int in_giant;      /* a record is being spilled */
+    struct spilled last; /* the record of the last stub handed out */
 };
 
 /* Start reading inputs[0..n) (which must outlive rd); failures are
@@ -42,6 +63,12 @@ int rfi_reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, 
 /* The mapping window for a memory budget: 64 MiB, or a quarter of the budget
  * if that is less (but 1 MiB at least). */
 size_t rfi_reader_window(uint64_t budget);
+
+/* The length from which a record still unfinished goes out of line, for a
+ * memory budget (rd->giant): a quarter of the mapping window (a sixteenth
+ * of the budget, 256 KiB at least and 16 MiB at most; riffle_engine.h,
+ * "Memory"), so that the read buffer stays below half a window. */
+size_t rfi_reader_giant(uint64_t budget);
 
 /* Read regular files through read-only mappings of `window` bytes (rounded
  * to pages; 0 turns it off): no copy, and memory stays one window.  A record
@@ -57,9 +84,10 @@ void rfi_reader_prefix(struct reader *rd, const unsigned char *prefix, size_t le
                    int own_fd, const char *name);
 
 /* The next block of whole records, each ending with the delimiter: sets
- * *data and *len (len > 0) and returns 1; returns 0 at the end of the last
- * input, or -1 with the error recorded.  The block stays valid until the next
- * call. */
+ * *data and *len (len > 0) and returns 1; returns 2 for the stub of an
+ * out-of-line record (one record, *len == 1, its bytes at rd->last of the
+ * spill stream); returns 0 at the end of the last input, or -1 with the
+ * error recorded.  The block stays valid until the next call. */
 int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len);
 
 void rfi_reader_close(struct reader *rd);

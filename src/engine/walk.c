@@ -76,7 +76,7 @@ static int helper_pays(const struct engine *e)
 
 /* The records of one reader block, chunk by chunk. */
 static int walk_block(struct engine *e, struct walk_keys *wk, const unsigned char *p,
-                      size_t len, engine_chunk_fn fn, void *ctx)
+                      size_t len, const struct spilled *out, engine_chunk_fn fn, void *ctx)
 {
     const unsigned char delim = e->delim;
     while (len > 0) {
@@ -91,7 +91,7 @@ static int walk_block(struct engine *e, struct walk_keys *wk, const unsigned cha
             c = rf_delims_nth(p, c, delim, wk->avail - 1) + 1;
             n = wk->avail;
         }
-        const struct walk_chunk ch = {wk->next, p, c, n, wk->keys};
+        const struct walk_chunk ch = {wk->next, p, c, n, wk->keys, out};
         if (fn(ctx, &ch) != 0)
             return 1;
         rfi_walk_keys_take(wk, n);
@@ -110,6 +110,11 @@ int rfi_engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn 
     const unsigned char *data;
     size_t len;
     int got = 1;
+    /* The header records go to the sink's begin in one piece: they are
+     * never put out of line. */
+    const size_t giant = rd->giant;
+    if (header_left > 0)
+        rd->giant = 0;
     if (st != RF_OK) {
         rfi_walk_keys_free(&wk);
         return rfi_engine_status(e->err, st);
@@ -119,7 +124,9 @@ int rfi_engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn 
             rfi_engine_nomem(e->err);
             break;
         }
-        if (walk_block(e, &wk, data, len, fn, ctx) != 0)
+        if (header_left == 0)
+            rd->giant = giant;
+        if (walk_block(e, &wk, data, len, got == 2 ? &rd->last : NULL, fn, ctx) != 0)
             break;
         rfi_engine_progress(e, rd->bytes);
     }
@@ -141,7 +148,7 @@ static int each_record(void *ctx, const struct walk_chunk *c)
     const size_t n = rf_delims_find(c->data, c->len, w->delim, 0, w->ends);
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
-        if (w->fn(w->ctx, c->keys[i], c->data + at, (size_t)w->ends[i] - at) != 0)
+        if (w->fn(w->ctx, c->keys[i], c->data + at, (size_t)w->ends[i] - at, c->out) != 0)
             return 1;
         at = (size_t)w->ends[i];
     }

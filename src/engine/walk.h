@@ -11,15 +11,19 @@
 
 struct engine;
 struct reader;
+struct spilled;
 
 /* n >= 1 whole records, each ending with the delimiter, of about 64 KiB in
  * all (more for one record longer than that); keys[i] is the key of record
- * first + i (item numbers count from the first record after the header). */
+ * first + i (item numbers count from the first record after the header).
+ * out: NULL, or the chunk is the one-byte stub of an out-of-line record
+ * whose bytes are there (reader.h). */
 struct walk_chunk {
     uint64_t first;
     const unsigned char *data;
     size_t len, n;
     const uint64_t *keys;
+    const struct spilled *out;
 };
 
 /* Returns 0, or nonzero with the error recorded (the walk stops). */

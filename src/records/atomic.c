@@ -7,12 +7,27 @@
  * that is not a regular file (a device, a FIFO, a socket, a descriptor such
  * as /dev/stdout) is written in place, and a dangling symbolic link gets its
  * target created.  The records layer, include/riffle_io.h.
+ *
+ * Where the file system takes it, the temporary file is unnamed (open(2)
+ * with O_TMPFILE, Linux 3.11): nothing is left however the process ends,
+ * kill -9 included.  At commit it gets a name by linkat(2) through
+ * /proc/self/fd/N (allowed to any process, where AT_EMPTY_PATH needs
+ * CAP_DAC_READ_SEARCH): the target's own name if there is none yet, else a
+ * fresh ".riffle-XXXXXX" renamed over the target at once -- rename(2) is
+ * what keeps a target that is also the input safe, and linkat(2) cannot
+ * replace a name.  A kill -9 between that link and the rename leaves the
+ * named temporary, as the named path does at any time.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/random.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +41,7 @@ static void forget(rf_atomic_file *a)
     free(a->tmp);
     a->path = a->tmp = NULL;
     a->fd = -1;
+    a->unnamed = 0;
 }
 
 static char *dup_str(const char *s)
@@ -172,11 +188,57 @@ static int open_in_place(rf_atomic_file *a, const char *path)
     return 0;
 }
 
+/* An unnamed temporary in the directory of template t (which ends in
+ * TMP_NAME): a descriptor, or -1 with errno set.  Refused by the file
+ * system or kernel (EOPNOTSUPP; EISDIR and EINVAL from kernels without
+ * O_TMPFILE), or without /proc to link it through: -1 with errno 0, for a
+ * named temporary instead. */
+static int open_unnamed(const char *t)
+{
+#ifdef O_TMPFILE
+    if (access("/proc/self/fd", X_OK) != 0) {
+        errno = 0;
+        return -1;
+    }
+    const size_t dlen = strlen(t) - (sizeof TMP_NAME - 1);
+    char *dir = malloc(dlen + 2);
+    if (!dir) {
+        errno = ENOMEM;
+        return -1;
+    }
+    memcpy(dir, t, dlen);
+    strcpy(dir + dlen, dlen ? "" : ".");
+    const int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+    const int e = errno;
+    free(dir);
+    if (fd < 0)
+        errno = e == EOPNOTSUPP || e == EISDIR || e == EINVAL ? 0 : e;
+    return fd;
+#else
+    (void)t;
+    errno = 0;
+    return -1;
+#endif
+}
+
+static int open_staged(rf_atomic_file *a, const char *path, int named);
+
 RF_API int rf_atomic_open(rf_atomic_file *a, const char *path)
+{
+    return open_staged(a, path, 0);
+}
+
+RF_API int rf_atomic_open_named(rf_atomic_file *a, const char *path)
+{
+    return open_staged(a, path, 1);
+}
+
+static int open_staged(rf_atomic_file *a, const char *path, int named)
 {
     a->fd = -1;
     a->tmp = NULL;
     a->path = NULL;
+    a->unnamed = 0;
     /* stat(2) follows every link, the kernel's own ones included: /dev/stdout
      * is a link to /proc/self/fd/1, whose "target" for a pipe is the name
      * "pipe:[1234]", which no path lookup finds -- realpath(3) fails there,
@@ -212,7 +274,17 @@ RF_API int rf_atomic_open(rf_atomic_file *a, const char *path)
         forget(a);
         return ENOMEM;
     }
-    a->fd = mkostemp(a->tmp, O_CLOEXEC);
+    if (!named) {
+        a->fd = open_unnamed(a->tmp);
+        if (a->fd < 0 && errno != 0) {
+            const int e = errno;
+            forget(a);
+            return e;
+        }
+        a->unnamed = a->fd >= 0;
+    }
+    if (a->fd < 0)
+        a->fd = mkostemp(a->tmp, O_CLOEXEC);
     if (a->fd < 0) {
         const int e = errno;
         forget(a);
@@ -230,9 +302,61 @@ RF_API void rf_atomic_abort(rf_atomic_file *a)
 {
     if (a->fd >= 0)
         close(a->fd);
-    if (a->tmp)
+    if (a->tmp && !a->unnamed)
         unlink(a->tmp);
     forget(a);
+}
+
+/* Fill the XXXXXX at the end of t with random letters and digits. */
+static void fill_name(char *t)
+{
+    static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned char r[6];
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        /* no entropy yet: the clock, different at each try */
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t v = (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)getpid();
+        for (size_t i = 0; i < sizeof r; i++, v >>= 6)
+            r[i] = (unsigned char)v;
+    }
+    char *x = t + strlen(t) - 6;
+    for (size_t i = 0; i < 6; i++)
+        x[i] = chars[r[i] % (sizeof chars - 1)];
+}
+
+/* The unnamed file a->fd gets the target's name: linked straight to it
+ * when it does not exist, else linked as a->tmp (random, retried while
+ * taken) and renamed over it.  Returns 0 or an errno value. */
+static int link_unnamed(rf_atomic_file *a)
+{
+    char proc[40];
+    snprintf(proc, sizeof proc, "/proc/self/fd/%d", a->fd);
+    if (linkat(AT_FDCWD, proc, AT_FDCWD, a->path, AT_SYMLINK_FOLLOW) == 0)
+        return 0;
+    if (errno != EEXIST)
+        return errno;
+    /* The name lives from the link to the rename: with this thread's
+     * signals blocked, a program's handler (which knows no such name) never
+     * runs in between. */
+    sigset_t all, old;
+    sigfillset(&all);
+    const int masked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
+    int e = EEXIST;
+    for (int tries = 0; tries < 100 && e == EEXIST; tries++) {
+        fill_name(a->tmp);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, a->tmp, AT_SYMLINK_FOLLOW) != 0) {
+            e = errno;
+            continue;
+        }
+        e = rename(a->tmp, a->path) == 0 ? 0 : errno;
+        if (e)
+            unlink(a->tmp);
+        break;
+    }
+    if (masked)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return e;
 }
 
 RF_API int rf_atomic_commit(rf_atomic_file *a)
@@ -246,10 +370,12 @@ RF_API int rf_atomic_commit(rf_atomic_file *a)
     int e = 0;
     if (fsync(a->fd) != 0)
         e = errno;
+    if (!e && a->unnamed)
+        e = link_unnamed(a);
     if (close(a->fd) != 0 && !e)
         e = errno;
     a->fd = -1;
-    if (!e && rename(a->tmp, a->path) != 0)
+    if (!e && !a->unnamed && rename(a->tmp, a->path) != 0)
         e = errno;
     if (e) {
         rf_atomic_abort(a);
@@ -261,5 +387,10 @@ RF_API int rf_atomic_commit(rf_atomic_file *a)
 
 RF_API const char *rf_atomic_temp_path(const rf_atomic_file *a)
 {
-    return a->tmp;
+    return a->unnamed ? NULL : a->tmp;
+}
+
+RF_API int rf_atomic_staged(const rf_atomic_file *a)
+{
+    return a->tmp != NULL;
 }

@@ -105,6 +105,7 @@ same_everywhere() {
 }
 
 @test "a full disk: a clear message, exit 1, no temporary files, -o untouched" {
+    export RIFFLE_NAMED_TEMPS=1   # named temporaries: their names are what is checked
     mkdir -p "$T/small"
     mount -t tmpfs -o size=64k tmpfs "$T/small" 2> /dev/null || skip "cannot mount a small tmpfs here"
     echo original > "$T/out"
@@ -119,6 +120,7 @@ same_everywhere() {
 }
 
 @test "a file size limit (EFBIG) is reported the same way" {
+    export RIFFLE_NAMED_TEMPS=1   # named temporaries: their names are what is checked
     echo original > "$T/out"
     # 1 KiB files at most: the bucket files (written first) outgrow it
     run bash -c "trap '' XFSZ; ulimit -f 1; exec \"$RIFFLE\" --memory=4K -T \"$T/tmp\" -o \"$T/out\" \"$T/in\""
@@ -132,6 +134,7 @@ same_everywhere() {
 # waits for it, bounded, in its own shell (bg_jobs.bash, signal_scattering,
 # says how and why not `run wait`).
 @test "every terminating signal during an external run removes the temporary files" {
+    export RIFFLE_NAMED_TEMPS=1   # named temporaries: their names are what is checked
     for sig in INT TERM HUP QUIT USR1 USR2 ALRM; do
         echo original > "$T/out"
         signal_scattering "$sig" "$T/in"

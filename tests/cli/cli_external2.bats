@@ -76,6 +76,7 @@ same_for_threads() { # MEMORY ARGS...
 }
 
 @test "a full disk on the writer thread: the file named, exit 1, nothing left" {
+    export RIFFLE_NAMED_TEMPS=1   # named temporaries: their names are what is checked
     mkdir -p "$T/small"
     mount -t tmpfs -o size=256k tmpfs "$T/small" 2> /dev/null || skip "cannot mount a small tmpfs here"
     for t in 1 2; do
@@ -91,6 +92,7 @@ same_for_threads() { # MEMORY ARGS...
 }
 
 @test "a file size limit (EFBIG) on the writer thread is reported the same way" {
+    export RIFFLE_NAMED_TEMPS=1   # named temporaries: their names are what is checked
     for t in 1 2; do
         echo original > "$T/out"
         # 64 KiB files at most: the bucket files (written first) outgrow it

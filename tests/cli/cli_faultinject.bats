@@ -23,6 +23,9 @@ load ../lib/bg_jobs
 setup() {
     : "${RIFFLE:=${BUILD:-build}/riffle}"
     export LC_ALL=C
+    # Faults are injected into calls on named temporaries (their names
+    # select the call): the fallback path of file systems without O_TMPFILE.
+    export RIFFLE_NAMED_TEMPS=1
     T="$BATS_TEST_TMPDIR"
     command -v strace > /dev/null || skip "strace not installed (scripts/deps.sh installs it)"
     # strace needs ptrace; a container may forbid it

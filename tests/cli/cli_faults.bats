@@ -109,6 +109,7 @@ sys.exit(p.wait())' "$RIFFLE" --seed=3 -o /dev/stdout "$T/in"
 }
 
 @test "a bucket file past ulimit -f (EFBIG on a helper thread) is reported, nothing left" {
+    export RIFFLE_NAMED_TEMPS=1   # named temporaries: their names are what is checked
     # The bucket files outgrow the limit, the output (/dev/null) cannot: a
     # write of the engine's own thread fails with EFBIG (its SIGXFSZ is
     # blocked there), or, from a program thread, the signal ends the run.

@@ -143,6 +143,7 @@ interrupt() { # sig dir riffle-args...
 }
 
 @test "SIGINT/SIGTERM/SIGHUP during -o and --split runs: targets intact, no temporaries" {
+    export RIFFLE_NAMED_TEMPS=1   # named temporaries: their names are what is checked
     seq 100000 > "$T/data"
     cp "$T/data" "$T/orig"
     echo keep > "$T/p0"
@@ -169,6 +170,7 @@ interrupt() { # sig dir riffle-args...
 }
 
 @test "SIGBUS with -o: the target is untouched and no temporary file is left" {
+    export RIFFLE_NAMED_TEMPS=1   # named temporaries: their names are what is checked
     seq 8000000 > "$T/big"
     echo keep > "$T/out"
     # stderr is a FIFO already full: riffle's first progress line (in the write
@@ -199,6 +201,7 @@ interrupt() { # sig dir riffle-args...
 }
 
 @test "signals during an external shuffle (tiny --memory) remove the temporary directory" {
+    export RIFFLE_NAMED_TEMPS=1   # named temporaries: their names are what is checked
     seq 3000000 > "$T/in"   # 21 MB against a 1 MiB budget: spills to bucket files
     mkdir "$T/tmp"
     mkfifo "$T/outfifo"

@@ -364,6 +364,7 @@ sorted_z() { LC_ALL=C sort -z "$1"; }
 }
 
 @test "interrupted -o run: the original is intact and no temporary file is left" {
+    export RIFFLE_NAMED_TEMPS=1   # named temporaries: their names are what is checked
     seq 200000 > "$T/data"
     cp "$T/data" "$T/orig"
     # default_signals: background jobs get SIGINT ignored, and riffle leaves

@@ -816,6 +816,9 @@ static void options(rf_engine_options *o, const uint8_t *key, unsigned char deli
     o->count = count;
     o->memory = memory;
     o->threads = threads;
+    /* The external engine's named files: the temp callback shows when it
+     * runs; unnamed_temps checks the unnamed ones. */
+    o->named_temps = 1;
 }
 
 /* Which engine the options must pick: 'h' (head), 'x' (external), 'm' (in
@@ -1765,6 +1768,117 @@ static void temp_callback(void **state)
     }
 }
 
+/* Unnamed temporary files (O_TMPFILE): the temporary directory stays empty
+ * through the whole run (checked at every progress call), the temp callback
+ * is never called, and the output is the keyed order -- records out of line
+ * included (one longer than the budget), through the external engine and
+ * through the streamed head (for this key, the first 3 records of the order
+ * hold the long one: checked). */
+struct unnamed_watch {
+    const char *dir;
+    int calls, seen, phases;
+};
+
+static void unnamed_progress(void *ctx, rf_engine_phase ph, uint64_t done, uint64_t total)
+{
+    struct unnamed_watch *w = ctx;
+    (void)done;
+    (void)total;
+    w->calls++;
+    w->phases |= 1 << ph;
+    if (dir_entries(w->dir) != 0)
+        w->seen++;
+}
+
+static int unnamed_temp(void *ctx, const char *dir, unsigned long files)
+{
+    (void)dir;
+    (void)files;
+    ((struct unnamed_watch *)ctx)->seen += 1000;
+    return 0;
+}
+
+static void unnamed_temps(void **state)
+{
+    (void)state;
+    char dir[128];
+    fresh_dir(dir, sizeof dir);
+    const int fd = open(dir, O_TMPFILE | O_RDWR, 0600);
+    if (fd < 0) {
+        rmdir(dir);
+        skip(); /* the file system has none: the named path is the only one */
+    }
+    close(fd);
+    uint8_t key[RF_KEY_BYTES];
+    key_u64(key, 1);
+    buf in = {0};
+    uint64_t s = 23;
+    gen_part(&in, &s, 300000, '\n', 1);
+    for (size_t i = 0; i < 200000; i++) /* one record of 200 kB */
+        buf_put(&in, "g", 1);
+    buf_put(&in, "\n", 1);
+    gen_part(&in, &s, 300000, '\n', 1);
+    recset r;
+    recset_build(&r, &in, 1, '\n');
+    for (int b = 0; b < 4; b++) {
+        rf_engine_options o;
+        options(&o, key, '\n', 0, b < 2 ? RF_ENGINE_ALL : 3, 64 * KIB, 2);
+        o.named_temps = 0;
+        o.tmpdir = dir;
+        struct unnamed_watch w = {dir, 0, 0, 0};
+        o.temp = unnamed_temp;
+        o.temp_ctx = &w;
+        o.progress = unnamed_progress;
+        o.progress_ctx = &w;
+        rf_engine_input input = rf_engine_input_bytes(in.p, in.len, "big");
+        int pipefd[2] = {-1, -1};
+        pid_t child = -1;
+        if (b % 2 == 0) { /* a pipe: the long record is spilled as it comes */
+            assert_int_equal(pipe(pipefd), 0);
+            child = fork();
+            assert_true(child >= 0);
+            if (child == 0) {
+                close(pipefd[0]);
+                const unsigned char *p = in.p;
+                for (size_t left = in.len; left > 0;) {
+                    const ssize_t k = write(pipefd[1], p, left);
+                    if (k <= 0)
+                        _exit(1);
+                    p += k;
+                    left -= (size_t)k;
+                }
+                _exit(0);
+            }
+            close(pipefd[1]);
+            input = rf_engine_input_fd(pipefd[0], "pipe");
+        }
+        tsink ts;
+        tsink_init(&ts, '\n', UINT64_MAX, 4096);
+        rf_engine_error err;
+        const rf_status st = rf_engine_shuffle(&o, &input, 1, &ts.sink, &err);
+        if (b % 2 == 0) {
+            close(pipefd[0]);
+            waitpid(child, NULL, 0);
+        }
+        assert_int_equal(st, RF_OK);
+        assert_int_equal(w.seen, 0);
+        assert_true(w.phases & (1 << (b < 2 ? RF_ENGINE_SCATTER : RF_ENGINE_READ)));
+        buf out = {0};
+        tsink_finish(&ts, &out);
+        buf want = {0};
+        expect(&want, &r, o.rng, o.key, 0, o.count);
+        assert_true(buf_equal(&want, &out));
+        if (b >= 2 && !memchr(out.p, 'g', out.len))
+            fail_msg("the head's 3 records do not hold the long one: pick another key");
+        buf_free(&want);
+        buf_free(&out);
+        tsink_free(&ts);
+    }
+    recset_free(&r);
+    buf_free(&in);
+    assert_empty_and_remove(dir);
+}
+
 /* The temp callback refuses the directory or a file: RF_EIO, and whatever
  * was made is gone. */
 static void temp_refused(void **state)
@@ -2026,6 +2140,7 @@ int main(void)
         cmocka_unit_test(invalid_arguments),
         cmocka_unit_test(temp_disk_full),
         cmocka_unit_test(temp_callback),
+        cmocka_unit_test(unnamed_temps),
         cmocka_unit_test(temp_refused),
         cmocka_unit_test(tmpdir_from_environment),
         cmocka_unit_test(progress_one_input),

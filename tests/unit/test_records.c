@@ -859,8 +859,10 @@ static void atomic_commit_and_abort(void **state)
     chmod(p, 0640);
     const int before = count_entries();
     rf_atomic_file a;
-    assert_int_equal(rf_atomic_open(&a, p), 0);
+    assert_int_equal(rf_atomic_open_named(&a, p), 0);
     assert_int_equal(count_entries(), before + 1); /* the temporary file */
+    assert_non_null(rf_atomic_temp_path(&a));
+    assert_true(rf_atomic_staged(&a));
     assert_int_equal(write(a.fd, "new", 3), 3);
     rf_atomic_abort(&a);
     assert_int_equal(count_entries(), before);
@@ -869,7 +871,7 @@ static void atomic_commit_and_abort(void **state)
     close(fd);
     assert_string_equal(got, "old");
 
-    assert_int_equal(rf_atomic_open(&a, p), 0);
+    assert_int_equal(rf_atomic_open_named(&a, p), 0);
     assert_int_equal(write(a.fd, "new!", 4), 4);
     assert_int_equal(rf_atomic_commit(&a), 0);
     assert_int_equal(count_entries(), before);
@@ -881,6 +883,52 @@ static void atomic_commit_and_abort(void **state)
     assert_int_equal(stat(p, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0640);
     rf_atomic_abort(&a); /* after commit: a no-op */
+}
+
+/* The unnamed temporary (O_TMPFILE, where the file system has it): no name
+ * while it is written, so nothing to leave behind; committed over an
+ * existing file (its mode kept) and to a new name. */
+static void atomic_unnamed(void **state)
+{
+    (void)state;
+    char p[128], q[128], got[16] = {0};
+    path_of(p, sizeof p, "uout");
+    path_of(q, sizeof q, "unew");
+    write_file("uout", "old", 3);
+    chmod(p, 0640);
+    const int before = count_entries();
+    rf_atomic_file a;
+    assert_int_equal(rf_atomic_open(&a, p), 0);
+    if (count_entries() != before) { /* no O_TMPFILE here: the named path */
+        rf_atomic_abort(&a);
+        unlink(p);
+        skip();
+    }
+    assert_null(rf_atomic_temp_path(&a));
+    assert_true(rf_atomic_staged(&a));
+    assert_int_equal(write(a.fd, "new", 3), 3);
+    rf_atomic_abort(&a);
+    assert_int_equal(count_entries(), before);
+    assert_int_equal(rf_atomic_open(&a, p), 0);
+    assert_int_equal(write(a.fd, "new!", 4), 4);
+    assert_int_equal(count_entries(), before);
+    assert_int_equal(rf_atomic_commit(&a), 0);
+    assert_int_equal(count_entries(), before);
+    int fd = open_file("uout");
+    assert_int_equal(read(fd, got, sizeof got), 4);
+    close(fd);
+    assert_string_equal(got, "new!");
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    assert_int_equal(rf_atomic_open(&a, q), 0);
+    assert_int_equal(write(a.fd, "x", 1), 1);
+    assert_int_equal(rf_atomic_commit(&a), 0);
+    assert_int_equal(count_entries(), before + 1);
+    assert_int_equal(stat(q, &st), 0);
+    assert_int_equal(st.st_size, 1);
+    unlink(p);
+    unlink(q);
 }
 
 static void atomic_errors_and_devices(void **state)
@@ -962,6 +1010,7 @@ int main(void)
         cmocka_unit_test(gather_threads_write_errors),
         cmocka_unit_test(gather_threads_signals),
         cmocka_unit_test(atomic_commit_and_abort),
+        cmocka_unit_test(atomic_unnamed),
         cmocka_unit_test(atomic_errors_and_devices),
         cmocka_unit_test(atomic_descriptor_of_a_pipe),
         cmocka_unit_test(atomic_dangling_link),
