@@ -257,8 +257,10 @@ typedef struct rf_atomic_file {
  * names.  Returns 0 or an errno value (ENOENT for a missing directory, EACCES,
  * ...); on error nothing is left behind. */
 RF_API RF_NODISCARD int rf_atomic_open(rf_atomic_file *a, const char *path);
-/* rf_atomic_open with a named temporary even where an unnamed one works
- * (what it falls back to elsewhere; for tests of that path). */
+/* rf_atomic_open with a named temporary even where an unnamed one works:
+ * for a file other processes must open by its temporary name while it is
+ * written (the ranks of an MPI job writing one output), and for tests of
+ * the fallback path. */
 RF_API RF_NODISCARD int rf_atomic_open_named(rf_atomic_file *a, const char *path);
 /* fsync, close, rename into place, and free.  Returns 0 or an errno value; on
  * error the temporary file is removed and path is left as it was. */

@@ -116,7 +116,8 @@ static char *create_files(struct job *j, struct job_output *out, size_t *len)
     for (size_t i = 0; i < out->parts; i++) {
         sigset_t old;
         hold(&old);
-        const int e = rf_atomic_open(&out->files[i], out->names[i]);
+        /* named: every rank opens the temporary by its name */
+        const int e = rf_atomic_open_named(&out->files[i], out->names[i]);
         const char *tmp = e ? NULL : rf_atomic_temp_path(&out->files[i]);
         if (tmp && (out->slots[i] = cleanup_file(tmp)) < 0) {
             rf_atomic_abort(&out->files[i]);

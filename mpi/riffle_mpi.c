@@ -263,6 +263,18 @@ static int setup(struct job *j)
     return job_agree(j);
 }
 
+/* For the tests of signal-time cleanup: with RIFFLE_MPI_PAUSE=PHASE every
+ * rank stops where PHASE begins (after rank 0 has shown it with --progress),
+ * its temporaries made, until a signal ends it -- so a test signals a job
+ * known to be in that phase, never one that may have finished. */
+static void pause_for_tests(const char *phase)
+{
+    const char *want = getenv("RIFFLE_MPI_PAUSE");
+    if (want && strcmp(want, phase) == 0)
+        for (;;)
+            pause();
+}
+
 static int run(struct job *j)
 {
     if (setup(j) != 0 || make_key(j) != 0)
@@ -275,6 +287,7 @@ static int run(struct job *j)
     if (job_exchange(j, &g) != 0)
         goto done;
     job_progress(j, "order", 0, 0);
+    pause_for_tests("order");
     double t = now();
     if (job_output_plan(j, out, g) != 0)
         goto done;

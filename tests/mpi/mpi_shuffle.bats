@@ -283,16 +283,19 @@ EOF
 @test "SIGTERM to mpirun: every rank removes its temporaries" {
     mkdir -p "$T/tmp"
     lines 200000 > "$T/in"
-    # tiny rounds and budget: the exchange takes many thousand rounds and spills
-    RIFFLE_MPI_ROUND_BYTES=64 mpirun.openmpi -np 2 "$OPENMPI_BIN" --seed=1 --progress \
-        --memory=8K -T "$T/tmp" "$T/in" -o "$T/out/o" > "$T/log" 2> "$T/err" 3>&- &
+    : > "$T/err"
+    # a tiny budget: every rank spills; RIFFLE_MPI_PAUSE holds every rank where
+    # the ordering begins, its temporaries made, until the signal
+    RIFFLE_MPI_PAUSE=order mpirun.openmpi -x RIFFLE_MPI_PAUSE -np 2 "$OPENMPI_BIN" --seed=1 \
+        --progress --memory=8K -T "$T/tmp" "$T/in" -o "$T/out/o" > "$T/log" 2> "$T/err" 3>&- &
     local pid=$! i st=0
-    # the signal once rank 0 reports the exchange (a bounded wait)
+    # the signal once rank 0 reports the ordering (a bounded wait)
     for ((i = 0; i < 600; i++)); do
-        grep -q exchange "$T/err" && break
+        grep -q order "$T/err" && break
         sleep 0.1
     done
-    grep -q exchange "$T/err"
+    grep -q order "$T/err"
+    [ -n "$(ls -A "$T/tmp")" ] || [ -n "$(ls -A "$T/out")" ] # temporaries exist
     kill -TERM "$pid"
     wait "$pid" || st=$?
     [ "$st" -ne 0 ]
