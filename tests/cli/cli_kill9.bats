@@ -46,6 +46,8 @@ need_unnamed() {
 need_strace() {
     command -v strace > /dev/null || skip "strace not installed (scripts/deps.sh installs it)"
     strace -qq -o /dev/null true 2> /dev/null || skip "strace cannot trace here"
+    # LeakSanitizer cannot run under ptrace (a sanitizer build's exit check)
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 }
 
 # Nothing in -T, nothing beside the outputs, the outputs as they were.
