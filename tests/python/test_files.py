@@ -205,7 +205,10 @@ def test_sigint_during_a_run_leaves_nothing(data, tmp_path):
     tmpdir.mkdir()
     out = tmp_path / "out"
     code = (
-        "import sys, time, riffle\n"
+        # Python leaves SIGINT ignored when it started ignored, as it is for a
+        # command run in the background by a shell (a CI job may be one)
+        "import signal, sys, time, riffle\n"
+        "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
         "def progress(phase, done, total):\n"
         "    if phase == 'scatter' and done > 0:\n"
         "        print('scatter', flush=True)\n"
