@@ -117,21 +117,6 @@ static int out_begin(void *ctx, const void *header, size_t len, uint64_t records
     return output_set_total(ctx, records) != 0 ? -1 : 0;
 }
 
-static rf_writer *out_writer(void *ctx)
-{
-    return output_writer(ctx);
-}
-
-static uint64_t out_room(void *ctx)
-{
-    return output_room(ctx);
-}
-
-static int out_advance(void *ctx, uint64_t records)
-{
-    return output_advance(ctx, records);
-}
-
 static int on_temp(void *ctx, const char *dir, unsigned long files)
 {
     (void)ctx;
@@ -221,7 +206,7 @@ static int gather_all(const struct gather_opts *o, const rf_engine_options *eo,
             goto end;
     if (o->d.task == 0 && put_header(o, out) != 0)
         goto end;
-    const rf_engine_sink sink = {out_begin, out_writer, out_room, out_advance, out};
+    const rf_engine_sink sink = output_sink(out, out_begin);
     if (rf_engine_gather_write(g, RF_ENGINE_ALL, &sink, &err) != RF_OK) {
         /* A write error of the output is output_close's to report (a closed
          * pipe as the shuf mode words it); a sink error of -1 was printed. */

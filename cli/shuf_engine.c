@@ -25,21 +25,6 @@ static int out_begin(void *ctx, const void *header, size_t len, uint64_t records
     return output_set_header(o, header, len) != 0 || output_set_total(o, records) != 0 ? -1 : 0;
 }
 
-static rf_writer *out_writer(void *ctx)
-{
-    return output_writer(ctx);
-}
-
-static uint64_t out_room(void *ctx)
-{
-    return output_room(ctx);
-}
-
-static int out_advance(void *ctx, uint64_t records)
-{
-    return output_advance(ctx, records);
-}
-
 /* ---- the callbacks: progress line and clean-up registry ---- */
 
 static const char *phase_name(rf_engine_phase ph)
@@ -196,7 +181,7 @@ int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
     if (!in)
         cli_error("memory exhausted");
     else if (output_open(&out, o) == 0) {
-        const rf_engine_sink sink = {out_begin, out_writer, out_room, out_advance, &out};
+        const rf_engine_sink sink = output_sink(&out, out_begin);
         rf_engine_error err;
         if (rf_engine_shuffle(&eo, in, n, &sink, &err) != RF_OK) {
             status = failed(&err, &out, p);
