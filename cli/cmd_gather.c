@@ -117,18 +117,6 @@ static int out_begin(void *ctx, const void *header, size_t len, uint64_t records
     return output_set_total(ctx, records) != 0 ? -1 : 0;
 }
 
-static int on_temp(void *ctx, const char *dir, unsigned long files)
-{
-    (void)ctx;
-    if (!dir)
-        cleanup_dir_clear();
-    else if (files == 0)
-        return cleanup_dir_set(dir) == 0 ? 0 : ENAMETOOLONG;
-    else
-        cleanup_dir_count(files);
-    return 0;
-}
-
 /* ---- the run ---- */
 
 /* Part i's packets for this task, mapped and added: the gather copies
@@ -236,7 +224,7 @@ int cmd_gather(int argc, char **argv)
     eo.memory = o.memory;
     eo.tmpdir = o.tmpdir;
     eo.threads = o.threads;
-    eo.temp = on_temp;
+    eo.temp = cleanup_engine_temp;
     struct shuf_opts so;
     memset(&so, 0, sizeof so);
     so.output = o.output;

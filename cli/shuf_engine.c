@@ -61,18 +61,6 @@ static void on_progress(void *ctx, rf_engine_phase ph, uint64_t done, uint64_t t
         progress_update(l->p, done);
 }
 
-static int on_temp(void *ctx, const char *dir, unsigned long files)
-{
-    (void)ctx;
-    if (!dir)
-        cleanup_dir_clear();
-    else if (files == 0)
-        return cleanup_dir_set(dir) == 0 ? 0 : ENAMETOOLONG;
-    else
-        cleanup_dir_count(files);
-    return 0;
-}
-
 /* ---- the run ---- */
 
 int shuf_keyed_order(const struct shuf_opts *o, rf_keyed_order *order)
@@ -103,7 +91,7 @@ static int engine_options(const struct shuf_opts *o, struct line *l, rf_engine_o
     eo->threads = o->threads ? o->threads : 1;
     eo->progress = l->p->on ? on_progress : NULL;
     eo->progress_ctx = l;
-    eo->temp = on_temp;
+    eo->temp = cleanup_engine_temp;
     eo->named_temps = cli_named_temps();
     return 0;
 }
