@@ -25,6 +25,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "dist.h"
+#include "shuf_engine.h"
 
 enum { OPT_COUNT = DIST_OPT_FIRST_FREE, OPT_HEADER, OPT_HELP };
 
@@ -116,25 +117,6 @@ static int parse_scatter(int argc, char **argv, struct scatter_opts *o)
     o->files = argv + optind;
     o->n_files = argc - optind;
     return dist_check(&o->d, !o->count);
-}
-
-/* The operands as inputs ("-" and none: standard input).  NULL when out of
- * memory (printed). */
-static rf_engine_input *scatter_inputs(const struct scatter_opts *o, size_t *n)
-{
-    const size_t k = o->n_files > 0 ? (size_t)o->n_files : 1;
-    rf_engine_input *in = malloc(k * sizeof *in);
-    if (!in) {
-        cli_error("memory exhausted");
-        return NULL;
-    }
-    for (size_t i = 0; i < k; i++) {
-        const char *name = o->n_files > 0 ? o->files[i] : "-";
-        in[i] = strcmp(name, "-") == 0 ? rf_engine_input_fd(STDIN_FILENO, "-")
-                                       : rf_engine_input_path(name);
-    }
-    *n = k;
-    return in;
 }
 
 /* Write `text` to D/NAME atomically. */
@@ -349,9 +331,11 @@ int cmd_scatter(int argc, char **argv)
     if (!o.count && dist_key(&o.d, &eo) != 0)
         return CLI_FAIL;
     size_t n;
-    rf_engine_input *in = scatter_inputs(&o, &n);
+    rf_engine_input *in = shuf_file_inputs(o.files, o.n_files, &n);
     int status = CLI_FAIL;
-    if (in)
+    if (!in)
+        cli_error("memory exhausted");
+    else
         status = o.count ? run_count(&o, &eo, in, n) : run_scatter(&o, &eo, in, n);
     sodium_memzero(eo.key, sizeof eo.key);
     free(in);

@@ -96,40 +96,47 @@ static int engine_options(const struct shuf_opts *o, struct line *l, rf_engine_o
     return 0;
 }
 
-/* The operands as inputs ("-" and none: standard input), or the -e
- * arguments as one block of records.  *echo is to be freed. */
-static rf_engine_input *engine_inputs(const struct shuf_opts *o, size_t *n, unsigned char **echo)
+rf_engine_input *shuf_file_inputs(char *const *names, int n, size_t *count)
 {
-    *echo = NULL;
-    const size_t k = o->n_operands > 0 ? (size_t)o->n_operands : 1;
+    const size_t k = n > 0 ? (size_t)n : 1;
     rf_engine_input *in = malloc(k * sizeof *in);
     if (!in)
         return NULL;
-    if (o->echo) {
-        size_t len = 0;
-        for (int i = 0; i < o->n_operands; i++)
-            len += strlen(o->operands[i]) + 1;
-        unsigned char *b = *echo = malloc(len ? len : 1);
-        if (!b) {
-            free(in);
-            return NULL;
-        }
-        for (int i = 0; i < o->n_operands; i++) {
-            const size_t l = strlen(o->operands[i]);
-            memcpy(b, o->operands[i], l);
-            b[l] = o->delim;
-            b += l + 1;
-        }
-        in[0] = rf_engine_input_bytes(*echo, len, "-e");
-        *n = 1;
-        return in;
-    }
     for (size_t i = 0; i < k; i++) {
-        const char *name = o->n_operands > 0 ? o->operands[i] : "-";
+        const char *name = n > 0 ? names[i] : "-";
         in[i] = strcmp(name, "-") == 0 ? rf_engine_input_fd(STDIN_FILENO, "-")
                                        : rf_engine_input_path(name);
     }
-    *n = k;
+    *count = k;
+    return in;
+}
+
+/* The operands as inputs (shuf_file_inputs), or the -e arguments as one
+ * block of records.  *echo is to be freed. */
+static rf_engine_input *engine_inputs(const struct shuf_opts *o, size_t *n, unsigned char **echo)
+{
+    *echo = NULL;
+    if (!o->echo)
+        return shuf_file_inputs(o->operands, o->n_operands, n);
+    rf_engine_input *in = malloc(sizeof *in);
+    if (!in)
+        return NULL;
+    size_t len = 0;
+    for (int i = 0; i < o->n_operands; i++)
+        len += strlen(o->operands[i]) + 1;
+    unsigned char *b = *echo = malloc(len ? len : 1);
+    if (!b) {
+        free(in);
+        return NULL;
+    }
+    for (int i = 0; i < o->n_operands; i++) {
+        const size_t l = strlen(o->operands[i]);
+        memcpy(b, o->operands[i], l);
+        b[l] = o->delim;
+        b += l + 1;
+    }
+    in[0] = rf_engine_input_bytes(*echo, len, "-e");
+    *n = 1;
     return in;
 }
 
