@@ -6,8 +6,8 @@
  * ratio old / new side by side.  Target: rank and unrank of 10^6 items in
  * under 5 s each on one core (string forms, decimal conversion included).
  *
- * The old method is only run up to --old-max items (default 10^5; it grows as
- * n^2 -- about 100 s at 10^6).  A benchmark, not a test: it exits non-zero
+ * The old method is only run up to --old-max items (default 10^5; its time
+ * grows as n^2: docs/BENCHMARKS_PERM.md).  A benchmark, not a test: it exits non-zero
  * only if a result is wrong (the two methods disagree, or a round trip fails).
  * Times are CPU seconds (see now()).
  *

@@ -10,8 +10,9 @@
 #   OLD=path/to/riffle   a previous build, timed side by side (old/new ratio)
 #                        at the sizes where it is quick enough:
 #   AUDIT_OLD_MAX=N      largest audit n for OLD (default 30000; it grows as
-#                        n^2 there: about 24 s at 10^5)
-#   RANK_OLD_MAX=N       largest rank n for OLD (default 100000; ~10 s at 3e5)
+#                        n^2 there: docs/BENCHMARKS_AUDIT.md)
+#   RANK_OLD_MAX=N       largest rank n for OLD (default 100000; it grows as
+#                        n^2: docs/BENCHMARKS_PERM.md)
 # A benchmark, not a test: it fails only if a run fails or a round trip
 # (unrank of the rank) does not give the permutation back.
 set -eu

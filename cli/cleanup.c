@@ -309,6 +309,18 @@ void cleanup_dir_clear(void)
     atomic_signal_fence(memory_order_release);
 }
 
+int cleanup_engine_temp(void *ctx, const char *dir, unsigned long files)
+{
+    (void)ctx;
+    if (!dir)
+        cleanup_dir_clear();
+    else if (files == 0)
+        return cleanup_dir_set(dir) == 0 ? 0 : ENAMETOOLONG;
+    else
+        cleanup_dir_count(files);
+    return 0;
+}
+
 void cleanup_progress_line(int shown)
 {
     line_shown = shown;

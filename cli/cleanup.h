@@ -71,6 +71,12 @@ void cleanup_dir_count(unsigned long n);
 /* Forget the directory (after removing it yourself). */
 void cleanup_dir_clear(void);
 
+/* The engine's temp callback (riffle_engine.h, rf_engine_temp_fn) on the
+ * registry above: a directory announced (files 0) is set, a count passed on,
+ * the end (dir NULL) clears it.  ctx is unused.  Returns 0, or ENAMETOOLONG
+ * for a directory whose path does not fit. */
+int cleanup_engine_temp(void *ctx, const char *dir, unsigned long files);
+
 /* A progress line is (1) or is not (0) on the terminal: the handler then
  * clears it ("\r\033[K") before writing or dying.  Used by progress.c. */
 void cleanup_progress_line(int shown);

@@ -24,7 +24,7 @@
 #include "output.h"
 #include "shuf.h"
 
-enum { OPT_TASK = CLI_OPT_FIRST_FREE, OPT_TASKS, OPT_DIR, OPT_MEMORY, OPT_THREADS, OPT_HELP };
+enum { OPT_MEMORY = DIST_OPT_FIRST_FREE, OPT_THREADS, OPT_HELP };
 
 struct gather_opts {
     struct dist_opts d;
@@ -35,16 +35,12 @@ struct gather_opts {
 };
 
 static const struct option gather_longopts[] = {
-    {"task", required_argument, NULL, OPT_TASK},
-    {"tasks", required_argument, NULL, OPT_TASKS},
-    {"dir", required_argument, NULL, OPT_DIR},
+    DIST_PLACE_LONGOPTS,
     {"output", required_argument, NULL, 'o'},
     {"memory", required_argument, NULL, OPT_MEMORY},
     {"temporary-directory", required_argument, NULL, 'T'},
     {"threads", required_argument, NULL, OPT_THREADS},
-    {"seed", required_argument, NULL, CLI_OPT_SEED},
-    {"rng", required_argument, NULL, CLI_OPT_RNG},
-    {"random-source", required_argument, NULL, CLI_OPT_RANDOM_SOURCE},
+    DIST_KEY_LONGOPTS,
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -75,18 +71,11 @@ static int gather_help(void)
         "      --help               display this help and exit\n");
 }
 
-static int on_gather_option(struct gather_opts *o, int c, const char *arg)
+/* An option that is not every step's (dist_getopt). */
+static int on_gather_option(void *ctx, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->d.rng, c, arg);
-    if (r != CLI_NOT_RNG)
-        return r;
+    struct gather_opts *o = ctx;
     switch (c) {
-    case OPT_TASK:
-    case OPT_TASKS:
-        return dist_parse_task(&o->d, c == OPT_TASKS, arg);
-    case OPT_DIR:
-        o->d.dir = arg;
-        return CLI_CONTINUE;
     case 'o':
         o->output = arg;
         return CLI_CONTINUE;
@@ -108,17 +97,12 @@ static int parse_gather(int argc, char **argv, struct gather_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->d.cmd = "gather";
-    optind = 0;
-    int c;
-    while ((c = getopt_long(argc, argv, cli_gather_options.shortopts, gather_longopts, NULL)) !=
-           -1) {
-        const int r = on_gather_option(o, c, optarg);
-        if (r != CLI_CONTINUE)
-            return r;
-    }
+    int r = dist_getopt(&o->d, argc, argv, &cli_gather_options, on_gather_option, o);
+    if (r != CLI_CONTINUE)
+        return r;
     if (optind < argc)
         return cli_usage("gather", "extra operand %s", cli_quote(argv[optind]));
-    const int r = dist_check(&o->d, 1);
+    r = dist_check(&o->d, 1);
     if (r != CLI_CONTINUE)
         return r;
     return o->tmpdir ? cli_check_tmpdir(o->tmpdir) : CLI_CONTINUE;
@@ -131,33 +115,6 @@ static int out_begin(void *ctx, const void *header, size_t len, uint64_t records
     (void)header; /* empty: the header was set before */
     (void)len;
     return output_set_total(ctx, records) != 0 ? -1 : 0;
-}
-
-static rf_writer *out_writer(void *ctx)
-{
-    return output_writer(ctx);
-}
-
-static uint64_t out_room(void *ctx)
-{
-    return output_room(ctx);
-}
-
-static int out_advance(void *ctx, uint64_t records)
-{
-    return output_advance(ctx, records);
-}
-
-static int on_temp(void *ctx, const char *dir, unsigned long files)
-{
-    (void)ctx;
-    if (!dir)
-        cleanup_dir_clear();
-    else if (files == 0)
-        return cleanup_dir_set(dir) == 0 ? 0 : ENAMETOOLONG;
-    else
-        cleanup_dir_count(files);
-    return 0;
 }
 
 /* ---- the run ---- */
@@ -237,7 +194,7 @@ static int gather_all(const struct gather_opts *o, const rf_engine_options *eo,
             goto end;
     if (o->d.task == 0 && put_header(o, out) != 0)
         goto end;
-    const rf_engine_sink sink = {out_begin, out_writer, out_room, out_advance, out};
+    const rf_engine_sink sink = output_sink(out, out_begin);
     if (rf_engine_gather_write(g, RF_ENGINE_ALL, &sink, &err) != RF_OK) {
         /* A write error of the output is output_close's to report (a closed
          * pipe as the shuf mode words it); a sink error of -1 was printed. */
@@ -267,7 +224,7 @@ int cmd_gather(int argc, char **argv)
     eo.memory = o.memory;
     eo.tmpdir = o.tmpdir;
     eo.threads = o.threads;
-    eo.temp = on_temp;
+    eo.temp = cleanup_engine_temp;
     struct shuf_opts so;
     memset(&so, 0, sizeof so);
     so.output = o.output;

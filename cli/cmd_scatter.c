@@ -25,8 +25,9 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "dist.h"
+#include "shuf_engine.h"
 
-enum { OPT_COUNT = CLI_OPT_FIRST_FREE, OPT_TASK, OPT_TASKS, OPT_DIR, OPT_HEADER, OPT_HELP };
+enum { OPT_COUNT = DIST_OPT_FIRST_FREE, OPT_HEADER, OPT_HELP };
 
 struct scatter_opts {
     struct dist_opts d;
@@ -39,14 +40,10 @@ struct scatter_opts {
 
 static const struct option scatter_longopts[] = {
     {"count", no_argument, NULL, OPT_COUNT},
-    {"task", required_argument, NULL, OPT_TASK},
-    {"tasks", required_argument, NULL, OPT_TASKS},
-    {"dir", required_argument, NULL, OPT_DIR},
+    DIST_PLACE_LONGOPTS,
     {"header", required_argument, NULL, OPT_HEADER},
     {"zero-terminated", no_argument, NULL, 'z'},
-    {"seed", required_argument, NULL, CLI_OPT_SEED},
-    {"rng", required_argument, NULL, CLI_OPT_RNG},
-    {"random-source", required_argument, NULL, CLI_OPT_RANDOM_SOURCE},
+    DIST_KEY_LONGOPTS,
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -86,21 +83,14 @@ static int scatter_help(void)
         "every task).\n");
 }
 
-static int on_scatter_option(struct scatter_opts *o, int c, const char *arg)
+/* An option that is not every step's (dist_getopt). */
+static int on_scatter_option(void *ctx, int c, const char *arg)
 {
-    const int r = cli_rng_option(&o->d.rng, c, arg);
-    if (r != CLI_NOT_RNG)
-        return r;
+    struct scatter_opts *o = ctx;
     int over;
     switch (c) {
     case OPT_COUNT:
         o->count = 1;
-        return CLI_CONTINUE;
-    case OPT_TASK:
-    case OPT_TASKS:
-        return dist_parse_task(&o->d, c == OPT_TASKS, arg);
-    case OPT_DIR:
-        o->d.dir = arg;
         return CLI_CONTINUE;
     case OPT_HEADER:
         if (cli_parse_u64(arg, &o->header, &over) != 0)
@@ -121,36 +111,12 @@ static int parse_scatter(int argc, char **argv, struct scatter_opts *o)
     memset(o, 0, sizeof *o);
     o->d.cmd = "scatter";
     o->delim = '\n';
-    optind = 0; /* a fresh getopt scan (GNU) */
-    int c;
-    while ((c = getopt_long(argc, argv, cli_scatter_options.shortopts, scatter_longopts, NULL)) !=
-           -1) {
-        const int r = on_scatter_option(o, c, optarg);
-        if (r != CLI_CONTINUE)
-            return r;
-    }
+    const int r = dist_getopt(&o->d, argc, argv, &cli_scatter_options, on_scatter_option, o);
+    if (r != CLI_CONTINUE)
+        return r;
     o->files = argv + optind;
     o->n_files = argc - optind;
     return dist_check(&o->d, !o->count);
-}
-
-/* The operands as inputs ("-" and none: standard input).  NULL when out of
- * memory (printed). */
-static rf_engine_input *scatter_inputs(const struct scatter_opts *o, size_t *n)
-{
-    const size_t k = o->n_files > 0 ? (size_t)o->n_files : 1;
-    rf_engine_input *in = malloc(k * sizeof *in);
-    if (!in) {
-        cli_error("memory exhausted");
-        return NULL;
-    }
-    for (size_t i = 0; i < k; i++) {
-        const char *name = o->n_files > 0 ? o->files[i] : "-";
-        in[i] = strcmp(name, "-") == 0 ? rf_engine_input_fd(STDIN_FILENO, "-")
-                                       : rf_engine_input_path(name);
-    }
-    *n = k;
-    return in;
 }
 
 /* Write `text` to D/NAME atomically. */
@@ -365,9 +331,11 @@ int cmd_scatter(int argc, char **argv)
     if (!o.count && dist_key(&o.d, &eo) != 0)
         return CLI_FAIL;
     size_t n;
-    rf_engine_input *in = scatter_inputs(&o, &n);
+    rf_engine_input *in = shuf_file_inputs(o.files, o.n_files, &n);
     int status = CLI_FAIL;
-    if (in)
+    if (!in)
+        cli_error("memory exhausted");
+    else
         status = o.count ? run_count(&o, &eo, in, n) : run_scatter(&o, &eo, in, n);
     sodium_memzero(eo.key, sizeof eo.key);
     free(in);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "cli_options.h"
 #include "riffle_engine.h"
 #include "riffle_io.h"
 
@@ -33,9 +34,34 @@ struct dist_opts {
     struct cli_rng_opts rng;
 };
 
-/* --task=I or --tasks=P: a decimal count.  Returns CLI_CONTINUE or CLI_FAIL
- * after a usage message. */
-int dist_parse_task(struct dist_opts *o, int tasks, const char *arg);
+/* The getopt codes of --task, --tasks and --dir; a step numbers its own
+ * long-only options from DIST_OPT_FIRST_FREE on. */
+enum dist_option_code {
+    DIST_OPT_TASK = CLI_OPT_FIRST_FREE,
+    DIST_OPT_TASKS,
+    DIST_OPT_DIR,
+    DIST_OPT_FIRST_FREE
+};
+
+/* The getopt_long entries of the options every step takes, in two runs so
+ * that each step's table keeps its order (the order in which getopt_long
+ * lists the candidates of an ambiguous abbreviation). */
+#define DIST_PLACE_LONGOPTS                                                                        \
+    {"task", required_argument, NULL, DIST_OPT_TASK},                                              \
+        {"tasks", required_argument, NULL, DIST_OPT_TASKS},                                        \
+        {"dir", required_argument, NULL, DIST_OPT_DIR}
+#define DIST_KEY_LONGOPTS                                                                          \
+    {"seed", required_argument, NULL, CLI_OPT_SEED},                                               \
+        {"rng", required_argument, NULL, CLI_OPT_RNG},                                             \
+        {"random-source", required_argument, NULL, CLI_OPT_RANDOM_SOURCE}
+
+/* Scan argv with t's table (optind is reset first): --task, --tasks, --dir,
+ * --seed, --rng and --random-source go into o, every other option to
+ * on(ctx, c, optarg).  Returns CLI_CONTINUE with optind at the first
+ * operand, or else the first result that is not CLI_CONTINUE (CLI_FAIL after
+ * a usage message for an invalid --task or --tasks). */
+int dist_getopt(struct dist_opts *o, int argc, char **argv, const struct cli_options *t,
+                int (*on)(void *ctx, int c, const char *arg), void *ctx);
 /* The options as a whole: --task, --tasks and --dir given, I < P <= the
  * maximum, and, with need_key, --seed or --random-source (without one the
  * tasks could not agree on the order).  Returns CLI_CONTINUE or CLI_FAIL

@@ -1,6 +1,7 @@
 /* dist_files.c -- the file transport's options and files (dist.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,7 +15,8 @@
 #include "cleanup.h"
 #include "dist.h"
 
-int dist_parse_task(struct dist_opts *o, int tasks, const char *arg)
+/* --task=I or --tasks=P: a decimal count. */
+static int parse_task(struct dist_opts *o, int tasks, const char *arg)
 {
     uint64_t v;
     int over;
@@ -27,6 +29,38 @@ int dist_parse_task(struct dist_opts *o, int tasks, const char *arg)
     } else {
         o->task = v;
         o->have_task = 1;
+    }
+    return CLI_CONTINUE;
+}
+
+/* One option: the steps' own to o, another to on. */
+static int take_option(struct dist_opts *o, int c, const char *arg,
+                       int (*on)(void *ctx, int c, const char *arg), void *ctx)
+{
+    const int r = cli_rng_option(&o->rng, c, arg);
+    if (r != CLI_NOT_RNG)
+        return r;
+    switch (c) {
+    case DIST_OPT_TASK:
+    case DIST_OPT_TASKS:
+        return parse_task(o, c == DIST_OPT_TASKS, arg);
+    case DIST_OPT_DIR:
+        o->dir = arg;
+        return CLI_CONTINUE;
+    default:
+        return on(ctx, c, arg);
+    }
+}
+
+int dist_getopt(struct dist_opts *o, int argc, char **argv, const struct cli_options *t,
+                int (*on)(void *ctx, int c, const char *arg), void *ctx)
+{
+    optind = 0; /* a fresh getopt scan (GNU) */
+    int c;
+    while ((c = getopt_long(argc, argv, t->shortopts, t->longopts, NULL)) != -1) {
+        const int r = take_option(o, c, optarg, on, ctx);
+        if (r != CLI_CONTINUE)
+            return r;
     }
     return CLI_CONTINUE;
 }

@@ -338,6 +338,30 @@ int output_advance(struct cli_output *o, uint64_t records)
     return o->sink.sink.advance(&o->sink, records);
 }
 
+/* The engine sink's calls (output_sink), on a struct cli_output. */
+static rf_writer *sink_writer(void *ctx)
+{
+    return output_writer(ctx);
+}
+
+static uint64_t sink_room(void *ctx)
+{
+    return output_room(ctx);
+}
+
+static int sink_advance(void *ctx, uint64_t records)
+{
+    return output_advance(ctx, records);
+}
+
+rf_engine_sink output_sink(struct cli_output *o,
+                           int (*begin)(void *ctx, const void *header, size_t len,
+                                        uint64_t records))
+{
+    const rf_engine_sink s = {begin, sink_writer, sink_room, sink_advance, o};
+    return s;
+}
+
 int output_records(struct cli_output *o, const rf_records *r, const uint64_t *offs, size_t count)
 {
     while (count > 0) {

@@ -115,6 +115,12 @@ uint64_t output_room(struct cli_output *o);
  * next part when the current one is full.  Returns 0, or an errno value
  * (write error, or EINVAL for more than the room). */
 int output_advance(struct cli_output *o, uint64_t records);
+/* o as an engine sink (riffle_engine.h): records through output_writer,
+ * output_room and output_advance; `begin` (called with o as ctx) is the
+ * caller's, which knows what to do with the engine's header and count. */
+rf_engine_sink output_sink(struct cli_output *o,
+                           int (*begin)(void *ctx, const void *header, size_t len,
+                                        uint64_t records));
 /* Write offs[0..count) of r through the parts: rf_records_write by pieces of
  * output_room.  Returns 0 or an errno value (also left in the writer). */
 int output_records(struct cli_output *o, const rf_records *r, const uint64_t *offs,

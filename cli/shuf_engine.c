@@ -25,21 +25,6 @@ static int out_begin(void *ctx, const void *header, size_t len, uint64_t records
     return output_set_header(o, header, len) != 0 || output_set_total(o, records) != 0 ? -1 : 0;
 }
 
-static rf_writer *out_writer(void *ctx)
-{
-    return output_writer(ctx);
-}
-
-static uint64_t out_room(void *ctx)
-{
-    return output_room(ctx);
-}
-
-static int out_advance(void *ctx, uint64_t records)
-{
-    return output_advance(ctx, records);
-}
-
 /* ---- the callbacks: progress line and clean-up registry ---- */
 
 static const char *phase_name(rf_engine_phase ph)
@@ -76,18 +61,6 @@ static void on_progress(void *ctx, rf_engine_phase ph, uint64_t done, uint64_t t
         progress_update(l->p, done);
 }
 
-static int on_temp(void *ctx, const char *dir, unsigned long files)
-{
-    (void)ctx;
-    if (!dir)
-        cleanup_dir_clear();
-    else if (files == 0)
-        return cleanup_dir_set(dir) == 0 ? 0 : ENAMETOOLONG;
-    else
-        cleanup_dir_count(files);
-    return 0;
-}
-
 /* ---- the run ---- */
 
 int shuf_keyed_order(const struct shuf_opts *o, rf_keyed_order *order)
@@ -118,45 +91,52 @@ static int engine_options(const struct shuf_opts *o, struct line *l, rf_engine_o
     eo->threads = o->threads ? o->threads : 1;
     eo->progress = l->p->on ? on_progress : NULL;
     eo->progress_ctx = l;
-    eo->temp = on_temp;
+    eo->temp = cleanup_engine_temp;
     eo->named_temps = cli_named_temps();
     return 0;
 }
 
-/* The operands as inputs ("-" and none: standard input), or the -e
- * arguments as one block of records.  *echo is to be freed. */
-static rf_engine_input *engine_inputs(const struct shuf_opts *o, size_t *n, unsigned char **echo)
+rf_engine_input *shuf_file_inputs(char *const *names, int n, size_t *count)
 {
-    *echo = NULL;
-    const size_t k = o->n_operands > 0 ? (size_t)o->n_operands : 1;
+    const size_t k = n > 0 ? (size_t)n : 1;
     rf_engine_input *in = malloc(k * sizeof *in);
     if (!in)
         return NULL;
-    if (o->echo) {
-        size_t len = 0;
-        for (int i = 0; i < o->n_operands; i++)
-            len += strlen(o->operands[i]) + 1;
-        unsigned char *b = *echo = malloc(len ? len : 1);
-        if (!b) {
-            free(in);
-            return NULL;
-        }
-        for (int i = 0; i < o->n_operands; i++) {
-            const size_t l = strlen(o->operands[i]);
-            memcpy(b, o->operands[i], l);
-            b[l] = o->delim;
-            b += l + 1;
-        }
-        in[0] = rf_engine_input_bytes(*echo, len, "-e");
-        *n = 1;
-        return in;
-    }
     for (size_t i = 0; i < k; i++) {
-        const char *name = o->n_operands > 0 ? o->operands[i] : "-";
+        const char *name = n > 0 ? names[i] : "-";
         in[i] = strcmp(name, "-") == 0 ? rf_engine_input_fd(STDIN_FILENO, "-")
                                        : rf_engine_input_path(name);
     }
-    *n = k;
+    *count = k;
+    return in;
+}
+
+/* The operands as inputs (shuf_file_inputs), or the -e arguments as one
+ * block of records.  *echo is to be freed. */
+static rf_engine_input *engine_inputs(const struct shuf_opts *o, size_t *n, unsigned char **echo)
+{
+    *echo = NULL;
+    if (!o->echo)
+        return shuf_file_inputs(o->operands, o->n_operands, n);
+    rf_engine_input *in = malloc(sizeof *in);
+    if (!in)
+        return NULL;
+    size_t len = 0;
+    for (int i = 0; i < o->n_operands; i++)
+        len += strlen(o->operands[i]) + 1;
+    unsigned char *b = *echo = malloc(len ? len : 1);
+    if (!b) {
+        free(in);
+        return NULL;
+    }
+    for (int i = 0; i < o->n_operands; i++) {
+        const size_t l = strlen(o->operands[i]);
+        memcpy(b, o->operands[i], l);
+        b[l] = o->delim;
+        b += l + 1;
+    }
+    in[0] = rf_engine_input_bytes(*echo, len, "-e");
+    *n = 1;
     return in;
 }
 
@@ -196,7 +176,7 @@ int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
     if (!in)
         cli_error("memory exhausted");
     else if (output_open(&out, o) == 0) {
-        const rf_engine_sink sink = {out_begin, out_writer, out_room, out_advance, &out};
+        const rf_engine_sink sink = output_sink(&out, out_begin);
         rf_engine_error err;
         if (rf_engine_shuffle(&eo, in, n, &sink, &err) != RF_OK) {
             status = failed(&err, &out, p);

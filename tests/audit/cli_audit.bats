@@ -4,13 +4,10 @@
 # HTML reports.  Every test skips, saying why, if this riffle has no audit
 # subcommand wired in.
 
+load ../lib/audit_setup
+
 setup() {
-    : "${RIFFLE:=${BUILD:-build}/riffle}"
-    export LC_ALL=C
-    T="$BATS_TEST_TMPDIR"
-    if ! "$RIFFLE" audit --list > /dev/null 2>&1; then
-        skip "'$RIFFLE audit --list' fails: the audit subcommand is not dispatched"
-    fi
+    audit_setup
 }
 
 @test "--list names every built-in algorithm with a description" {

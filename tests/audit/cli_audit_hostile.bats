@@ -7,14 +7,10 @@
 # the test: programs linked into the test's own directory.
 
 load ../lib/bg_jobs
+load ../lib/audit_setup
 
 setup() {
-    : "${RIFFLE:=${BUILD:-build}/riffle}"
-    export LC_ALL=C
-    T="$BATS_TEST_TMPDIR"
-    if ! "$RIFFLE" audit --list > /dev/null 2>&1; then
-        skip "'$RIFFLE audit --list' fails: the audit subcommand is not dispatched"
-    fi
+    audit_setup
     PY=/usr/bin/python3
     mkdir -p "$T/tmp"
     export TMPDIR="$T/tmp"

@@ -12,6 +12,8 @@ case $build in
 *asan*) ;;
 *) echo "1..0 # skip: the command-line fuzzer runs on the sanitizer build"; exit 0 ;;
 esac
+# Absolute: each run's child changes into its own directory before exec.
+build=$(cd "$build" 2>/dev/null && pwd) || build=${1}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
 driver=$build/cli_argv

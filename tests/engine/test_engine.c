@@ -30,6 +30,7 @@
 #include "riffle.h"
 #include "riffle_engine.h"
 #include "riffle_io.h"
+#include "test_bytes.h"
 
 #define KIB ((uint64_t)1024)
 #define MIB (KIB * 1024)
@@ -42,46 +43,12 @@
 #define BIG (64 * MIB)
 
 /* ------------------------------------------------------------------------ */
-/* Byte buffers and a test generator                                        */
+/* Byte buffers and a test generator (test_bytes.h)                         */
 /* ------------------------------------------------------------------------ */
-
-typedef struct buf {
-    unsigned char *p;
-    size_t len, cap;
-} buf;
-
-static void buf_put(buf *b, const void *p, size_t n)
-{
-    if (b->len + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        while (cap < b->len + n)
-            cap *= 2;
-        b->p = realloc(b->p, cap);
-        assert_non_null(b->p);
-        b->cap = cap;
-    }
-    if (n)
-        memcpy(b->p + b->len, p, n);
-    b->len += n;
-}
-
-static void buf_free(buf *b)
-{
-    free(b->p);
-    memset(b, 0, sizeof *b);
-}
 
 static int buf_equal(const buf *a, const buf *b)
 {
     return a->len == b->len && (a->len == 0 || memcmp(a->p, b->p, a->len) == 0);
-}
-
-static uint64_t mix_next(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9e3779b97f4a7c15u);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
-    return z ^ (z >> 31);
 }
 
 /* About `target` bytes of records of varied lengths (empty ones, short ones,
