@@ -2,24 +2,26 @@
  * (riffle_engine.h, "Distributed runs").
  *
  * The order inside an owner is rf_keyed_sort's on (key, record number):
- * keys first, a tie's records taken in number order.  Each part holds an
- * increasing run of numbers, and parts are numbered in order, so the
- * entries listed part by part (each part's in arrival order) are already in
- * number order, and their positions in that list serve as rf_keyed_sort's
- * values; no second sort.
+ * keys first, a tie's records taken in number order.  Each entry is listed
+ * once as a 16-byte rf_keyed (its key, its address), and the list is put
+ * in key order by rf_keyed_sort on o->threads threads.  The addresses are
+ * not in number order, so a tie (equal keys, about n^2 / 2^65 pairs among n
+ * records: almost never) is then ordered again on its own: its entries put
+ * in number order and given to rf_keyed_sort with their ranks as values,
+ * which shuffles the tie exactly as one sort of the whole list by number
+ * would (riffle.h, "Keyed order": a tie's order depends on its key and its
+ * items in input order only).
  *
- * Memory.  Entries are copied, as they came (key, number, length, bytes),
- * into blocks; each part keeps pointers to its entries.  When the held
- * bytes plus 32 per record pass the budget, every held entry is spilled:
- * listed part by part, cut by key into NB buckets (ranges of the owner's
- * keys, so the buckets in order are the keys in order and a tie never
- * crosses two) by a stable counting sort, and each bucket's run appended to
- * its file.  A bucket file is thus a series of runs each in number order;
- * when it is ordered, its entries are put back in number order first (a
- * sort of the numbers, skipped when they already are), then sorted as
- * above.  A bucket still too large for the budget is split the same way
- * into NB buckets of its own key range (riffle.h, "Keyed order": the order
- * inside a key range depends on its entries only). */
+ * Memory.  Frames' payloads are copied, as they came (entries of key,
+ * number, length, bytes), a run of whole entries at a time into blocks;
+ * the gather holds those and the list, 16 bytes per record.  When they
+ * pass the budget, every held entry is spilled: cut by key into NB buckets
+ * (ranges of the owner's keys, so the buckets in order are the keys in
+ * order and a tie never crosses two) and each bucket's run appended to its
+ * file.  A bucket file is read back whole and ordered as above.  A bucket
+ * still too large for the budget is split the same way into NB buckets of
+ * its own key range (riffle.h, "Keyed order": the order inside a key range
+ * depends on its entries only). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,9 +39,8 @@
 
 /* Buckets per spill: one byte of bucket number per entry while cutting. */
 #define NB 256u
-/* Memory counted per record beside its bytes: the part's pointer, and when
- * ordered the rf_keyed pair and the list of pointers. */
-#define PER_RECORD 32u
+/* Memory counted per record beside its entry: its rf_keyed in the list. */
+#define PER_RECORD 16u
 /* Entries are copied into blocks of an eighth of the budget, from 4 KiB to
  * 1 MiB (a larger entry gets a block of its own): large enough that the
  * allocations do not show, small enough that a small budget is not taken
@@ -61,8 +62,6 @@ struct block {
 };
 
 struct part_list {
-    const unsigned char **e; /* entries, in arrival order */
-    size_t n, cap;
     uint64_t records;        /* in all, spilled ones included */
     uint64_t first, last;    /* numbers of the first and last entry */
 };
@@ -94,6 +93,8 @@ struct rf_engine_gather {
     void *temp_ctx;
     struct part_list *pl;
     struct block *blocks;
+    rf_keyed *items;         /* the held entries (key, address); ordered at the end */
+    size_t nitems, items_cap;
     uint64_t held, held_records;
     uint64_t records, bytes; /* added in all */
     int finished, failed;
@@ -103,9 +104,6 @@ struct rf_engine_gather {
     unsigned long files;
     struct spill_set *root;
     unsigned char *wbuf;
-    /* the order of an unspilled gather, kept for later calls */
-    const unsigned char **sorted;
-    uint64_t nsorted;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -124,6 +122,17 @@ static uint64_t entry_number(const unsigned char *e)
 static size_t entry_len(const unsigned char *e)
 {
     return (size_t)rfi_get_u64(e + 16);
+}
+
+/* The entry an item of the list stands for. */
+static const unsigned char *item_entry(const rf_keyed *a)
+{
+    return (const unsigned char *)(uintptr_t)a->val;
+}
+
+static rf_keyed item_of(const unsigned char *e)
+{
+    return (rf_keyed){entry_key(e), (uint64_t)(uintptr_t)e};
 }
 
 /* The keys of owner d of q: those with floor(k * q / 2^64) = d. */
@@ -320,9 +329,9 @@ static void free_set(struct spill_set *s)
     free(s);
 }
 
-/* Entries e[0..n), in number order, cut into s's buckets (stable, so each
- * bucket's run stays in number order) and appended to their files. */
-static int spill_into(rf_engine_gather *g, struct spill_set *s, const unsigned char **e, size_t n,
+/* The entries of items a[0..n) cut by key into s's buckets and appended to
+ * their files. */
+static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *a, size_t n,
                       rf_engine_error *err)
 {
     size_t count[NB] = {0}, at[NB];
@@ -334,14 +343,14 @@ static int spill_into(rf_engine_gather *g, struct spill_set *s, const unsigned c
         goto done;
     }
     for (size_t i = 0; i < n; i++)
-        count[which[i] = (unsigned char)bucket_of(s->lo, s->hi, entry_key(e[i]))]++;
+        count[which[i] = (unsigned char)bucket_of(s->lo, s->hi, a[i].key)]++;
     size_t sum = 0;
     for (unsigned b = 0; b < NB; b++) {
         at[b] = sum;
         sum += count[b];
     }
     for (size_t i = 0; i < n; i++)
-        cut[at[which[i]]++] = e[i];
+        cut[at[which[i]]++] = item_entry(&a[i]);
     sum = 0;
     for (unsigned b = 0; b < NB; b++) {
         if (count[b] && write_run(g, &s->b[b], cut + sum, count[b], err) != 0)
@@ -390,47 +399,28 @@ static unsigned char *block_room(rf_engine_gather *g, size_t size)
     return p;
 }
 
-static int push(struct part_list *pl, const unsigned char *e)
+/* Room in the list for `more` items. */
+static int reserve_items(rf_engine_gather *g, size_t more)
 {
-    if (pl->n == pl->cap) {
-        const size_t cap = pl->cap ? pl->cap * 2 : 1024;
-        const unsigned char **v = realloc(pl->e, cap * sizeof *v);
-        if (!v)
-            return 1;
-        pl->e = v;
-        pl->cap = cap;
-    }
-    pl->e[pl->n++] = e;
+    if (g->items_cap - g->nitems >= more)
+        return 0;
+    size_t cap = g->items_cap ? g->items_cap : 1024;
+    while (cap - g->nitems < more)
+        cap *= 2;
+    rf_keyed *a = realloc(g->items, cap * sizeof *a);
+    if (!a)
+        return 1;
+    g->items = a;
+    g->items_cap = cap;
     return 0;
-}
-
-/* Every held entry, part by part: in number order. *n of them, to free(). */
-static const unsigned char **held_list(const rf_engine_gather *g, size_t *n)
-{
-    size_t total = 0;
-    for (unsigned p = 0; p < g->parts; p++)
-        total += g->pl[p].n;
-    const unsigned char **e = malloc((total ? total : 1) * sizeof *e);
-    if (!e)
-        return NULL;
-    size_t at = 0;
-    for (unsigned p = 0; p < g->parts; p++) {
-        if (g->pl[p].n)
-            memcpy(e + at, g->pl[p].e, g->pl[p].n * sizeof *e);
-        at += g->pl[p].n;
-    }
-    *n = total;
-    return e;
 }
 
 static void drop_held(rf_engine_gather *g)
 {
     free_blocks(g);
-    for (unsigned p = 0; p < g->parts; p++) {
-        free(g->pl[p].e);
-        g->pl[p].e = NULL;
-        g->pl[p].n = g->pl[p].cap = 0;
-    }
+    free(g->items);
+    g->items = NULL;
+    g->nitems = g->items_cap = 0;
     g->held = g->held_records = 0;
 }
 
@@ -443,12 +433,7 @@ static int spill(rf_engine_gather *g, rf_engine_error *err)
         return rfi_engine_nomem(err);
     if (!g->wbuf && !(g->wbuf = malloc(WRITE_BUF)))
         return rfi_engine_nomem(err);
-    size_t n;
-    const unsigned char **e = held_list(g, &n);
-    if (!e)
-        return rfi_engine_nomem(err);
-    const int status = spill_into(g, g->root, e, n, err);
-    free(e);
+    const int status = spill_into(g, g->root, g->items, g->nitems, err);
     drop_held(g);
     return status;
 }
@@ -504,7 +489,6 @@ void rf_engine_gather_close(rf_engine_gather *g)
     free(g->pl);
     free_set(g->root);
     free(g->wbuf);
-    free(g->sorted);
     memset(&g->order, 0, sizeof g->order);
     free(g);
 }
@@ -554,24 +538,68 @@ static int frame_header(rf_engine_gather *g, unsigned from, const unsigned char 
     return *payload > left - RFI_DIST_FRAME ? bad_packets(err) : 0;
 }
 
-/* One entry of part `from`: checked, copied, listed. */
+/* One copied entry of part pl: checked and listed (the list has room). */
 static int add_entry(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
-                     size_t size, rf_engine_error *err)
+                     rf_engine_error *err)
 {
     const uint64_t key = entry_key(e), number = entry_number(e);
     if (key < g->klo || key > g->khi || (pl->records > 0 && number <= pl->last))
         return bad_packets(err);
-    unsigned char *copy = block_room(g, size);
-    if (!copy || push(pl, copy) != 0)
-        return rfi_engine_nomem(err);
-    memcpy(copy, e, size);
+    g->items[g->nitems++] = (rf_keyed){key, (uint64_t)(uintptr_t)e};
     if (pl->records == 0)
         pl->first = number;
     pl->last = number;
     pl->records++;
     g->held_records++;
     g->records++;
-    g->bytes += size - RFI_DIST_ENTRY;
+    g->bytes += entry_len(e);
+    return 0;
+}
+
+/* A frame's payload e[0..payload) of `records` entries: their sizes
+ * checked, so that walking it stays inside. */
+static int check_payload(const unsigned char *e, uint64_t payload, uint64_t records,
+                         rf_engine_error *err)
+{
+    uint64_t left = payload;
+    for (uint64_t r = 0; r < records; r++) {
+        if (left < RFI_DIST_ENTRY || entry_len(e) > left - RFI_DIST_ENTRY)
+            return bad_packets(err);
+        const size_t size = RFI_DIST_ENTRY + entry_len(e);
+        e += size;
+        left -= size;
+    }
+    return left != 0 ? bad_packets(err) : 0;
+}
+
+/* A checked payload copied into blocks, as many whole entries at a time as
+ * the current block holds (one memcpy per run, not per entry), and listed. */
+static int copy_payload(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
+                        size_t payload, uint64_t records, rf_engine_error *err)
+{
+    if (records > SIZE_MAX - g->nitems || reserve_items(g, (size_t)records) != 0)
+        return rfi_engine_nomem(err);
+    size_t at = 0;
+    while (at < payload) {
+        const struct block *b = g->blocks;
+        const size_t avail = b ? b->cap - b->len : 0;
+        size_t end = at;
+        while (end < payload && RFI_DIST_ENTRY + entry_len(e + end) <= avail - (end - at))
+            end += RFI_DIST_ENTRY + entry_len(e + end);
+        if (end == at) { /* not one more entry fits: a new block */
+            const size_t first = RFI_DIST_ENTRY + entry_len(e + at);
+            if (!block_room(g, first))
+                return rfi_engine_nomem(err);
+            g->blocks->len -= first; /* only made room */
+            continue;
+        }
+        unsigned char *copy = block_room(g, end - at);
+        memcpy(copy, e + at, end - at);
+        for (size_t x = 0; x < end - at; x += RFI_DIST_ENTRY + entry_len(copy + x))
+            if (add_entry(g, pl, copy + x, err) != 0)
+                return 1;
+        at = end;
+    }
     return 0;
 }
 
@@ -584,18 +612,9 @@ static int add_frames(rf_engine_gather *g, unsigned from, const unsigned char *p
         if (frame_header(g, from, p, len, &records, &payload, err) != 0)
             return 1;
         const unsigned char *e = p + RFI_DIST_FRAME;
-        uint64_t left = payload;
-        for (uint64_t r = 0; r < records; r++) {
-            if (left < RFI_DIST_ENTRY || entry_len(e) > left - RFI_DIST_ENTRY)
-                return bad_packets(err);
-            const size_t size = RFI_DIST_ENTRY + entry_len(e);
-            if (add_entry(g, pl, e, size, err) != 0)
-                return 1;
-            e += size;
-            left -= size;
-        }
-        if (left != 0)
-            return bad_packets(err);
+        if (check_payload(e, payload, records, err) != 0 ||
+            copy_payload(g, pl, e, (size_t)payload, records, err) != 0)
+            return 1;
         p += RFI_DIST_FRAME + payload;
         len -= RFI_DIST_FRAME + (size_t)payload;
         if (over_budget(g) && spill(g, err) != 0)
@@ -650,43 +669,48 @@ static int parts_in_order(const rf_engine_gather *g)
 
 static int by_number(const void *a, const void *b)
 {
-    const uint64_t x = entry_number(*(const unsigned char *const *)a);
-    const uint64_t y = entry_number(*(const unsigned char *const *)b);
+    const uint64_t x = entry_number(item_entry(a)), y = entry_number(item_entry(b));
     return x < y ? -1 : x > y;
 }
 
-/* e[0..n) put in the keyed order (in place): back in number order if they
- * are not, then rf_keyed_sort with their positions as values. */
-static int order_entries(rf_engine_gather *g, const unsigned char **e, size_t n,
-                         rf_engine_error *err)
+/* A tie a[0..m) (equal keys) put in the keyed order: its entries in number
+ * order, ranked, and shuffled by rf_keyed_sort with the ranks as values. */
+static int order_tie(rf_engine_gather *g, rf_keyed *a, size_t m, rf_engine_error *err)
 {
-    for (size_t i = 1; i < n; i++) {
-        if (entry_number(e[i]) <= entry_number(e[i - 1])) {
-            qsort(e, n, sizeof *e, by_number);
-            break;
-        }
-    }
-    for (size_t i = 1; i < n; i++)
-        if (entry_number(e[i]) == entry_number(e[i - 1]))
+    qsort(a, m, sizeof *a, by_number);
+    for (size_t i = 1; i < m; i++)
+        if (entry_number(item_entry(&a[i])) == entry_number(item_entry(&a[i - 1])))
             return bad_packets(err); /* one record sent twice */
-    rf_keyed *a = malloc((n ? n : 1) * sizeof *a);
-    const unsigned char **copy = malloc((n ? n : 1) * sizeof *copy);
-    if (!a || !copy) {
-        free(a);
-        free(copy);
+    uint64_t *addr = malloc(m * sizeof *addr);
+    if (!addr)
         return rfi_engine_nomem(err);
+    for (size_t i = 0; i < m; i++) {
+        addr[i] = a[i].val;
+        a[i].val = i;
     }
-    for (size_t i = 0; i < n; i++)
-        a[i] = (rf_keyed){entry_key(e[i]), i};
-    const rf_status st = rf_keyed_sort(&g->order, a, n, g->threads);
-    if (st == RF_OK) {
-        memcpy(copy, e, n * sizeof *e);
-        for (size_t i = 0; i < n; i++)
-            e[i] = copy[a[i].val];
-    }
-    free(a);
-    free(copy);
+    const rf_status st = rf_keyed_sort(&g->order, a, m, 1);
+    for (size_t i = 0; i < m; i++)
+        a[i].val = addr[a[i].val];
+    free(addr);
     return st == RF_OK ? 0 : rfi_engine_status(err, st);
+}
+
+/* Items a[0..n) put in the keyed order (in place): sorted by key with
+ * their addresses as values, then every tie ordered again by number. */
+static int order_entries(rf_engine_gather *g, rf_keyed *a, size_t n, rf_engine_error *err)
+{
+    const rf_status st = rf_keyed_sort(&g->order, a, n, g->threads);
+    if (st != RF_OK)
+        return rfi_engine_status(err, st);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && a[j].key == a[i].key)
+            j++;
+        if (j - i > 1 && order_tie(g, a + i, j - i, err) != 0)
+            return 1;
+        i = j;
+    }
+    return 0;
 }
 
 /* End of adding: spilled gathers spill what is left; in-memory ones are
@@ -702,18 +726,7 @@ static int finish(rf_engine_gather *g, rf_engine_error *err)
         return bad_packets(err);
     if (g->root)
         return (g->held_records > 0 && spill(g, err) != 0) || close_files(g, g->root, err);
-    size_t n;
-    const unsigned char **e = held_list(g, &n);
-    if (!e)
-        return rfi_engine_nomem(err);
-    for (unsigned p = 0; p < g->parts; p++) { /* the list replaces the parts' lists */
-        free(g->pl[p].e);
-        g->pl[p].e = NULL;
-        g->pl[p].n = g->pl[p].cap = 0;
-    }
-    g->sorted = e;
-    g->nsorted = n;
-    return order_entries(g, e, n, err);
+    return order_entries(g, g->items, g->nitems, err);
 }
 
 /* What is done with each ordered batch: summed (bytes) or written. */
@@ -728,14 +741,13 @@ static int sink_error(int errnum, rf_engine_error *err)
     return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, errnum);
 }
 
-static int take_batch(struct visit *v, const unsigned char *const *e, size_t n,
-                      rf_engine_error *err)
+static int take_batch(struct visit *v, const rf_keyed *a, size_t n, rf_engine_error *err)
 {
     if ((uint64_t)n > v->left)
         n = (size_t)v->left;
     if (!v->sink) {
         for (size_t i = 0; i < n; i++)
-            v->bytes += entry_len(e[i]);
+            v->bytes += entry_len(item_entry(&a[i]));
         v->left -= n;
         return 0;
     }
@@ -753,15 +765,16 @@ static int take_batch(struct visit *v, const unsigned char *const *e, size_t n,
              * cache miss, overlapped by asking for those ahead (as
              * rf_records_write does). */
             if (i + PREFETCH < k)
-                __builtin_prefetch(e[i + PREFETCH]);
-            rf_writer_put(w, e[i] + RFI_DIST_ENTRY, entry_len(e[i]));
+                __builtin_prefetch(item_entry(&a[i + PREFETCH]));
+            const unsigned char *e = item_entry(&a[i]);
+            rf_writer_put(w, e + RFI_DIST_ENTRY, entry_len(e));
         }
         if (w->err)
             return sink_error(w->err, err);
         const int adv = s->advance(s->ctx, k);
         if (adv)
             return sink_error(adv, err);
-        e += k;
+        a += k;
         n -= k;
         v->left -= k;
     }
@@ -770,12 +783,12 @@ static int take_batch(struct visit *v, const unsigned char *const *e, size_t n,
 
 /* A bucket file read whole; its entries listed in file order. */
 static int load_bucket(rf_engine_gather *g, const struct bucket *b, unsigned char **data,
-                       const unsigned char ***list, rf_engine_error *err)
+                       rf_keyed **list, rf_engine_error *err)
 {
     char name[PATH_MAX];
     file_name(g, b->id, name);
     *data = malloc(b->fbytes ? (size_t)b->fbytes : 1);
-    *list = malloc((size_t)b->records * sizeof **list);
+    *list = malloc((b->records ? (size_t)b->records : 1) * sizeof **list);
     if (!*data || !*list)
         return rfi_engine_nomem(err);
     const int fd = open(name, O_RDONLY | O_CLOEXEC);
@@ -796,7 +809,7 @@ static int load_bucket(rf_engine_gather *g, const struct bucket *b, unsigned cha
     close(fd);
     const unsigned char *p = *data;
     for (uint64_t i = 0; i < b->records; i++) {
-        (*list)[i] = p;
+        (*list)[i] = item_of(p);
         p += RFI_DIST_ENTRY + entry_len(p);
     }
     return 0;
@@ -812,7 +825,7 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
     char name[PATH_MAX];
     size_t cap = g->budget / 2 > MIN_ORDER ? (size_t)(g->budget / 2) : (size_t)MIN_ORDER;
     unsigned char *buf = malloc(cap);
-    const unsigned char **list = NULL;
+    rf_keyed *list = NULL;
     size_t list_cap = 0, have = 0;
     int status = 1, fd = -1;
     if (!c || !buf) {
@@ -841,14 +854,14 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
                have - used - RFI_DIST_ENTRY >= entry_len(buf + used)) {
             if (n == list_cap) {
                 list_cap = list_cap ? list_cap * 2 : 4096;
-                const unsigned char **nl = realloc(list, list_cap * sizeof *nl);
+                rf_keyed *nl = realloc(list, list_cap * sizeof *nl);
                 if (!nl) {
                     rfi_engine_nomem(err);
                     goto done;
                 }
                 list = nl;
             }
-            list[n++] = buf + used;
+            list[n++] = item_of(buf + used);
             used += RFI_DIST_ENTRY + entry_len(buf + used);
         }
         if (n > 0 && spill_into(g, c, list, n, err) != 0)
@@ -906,7 +919,7 @@ static int visit_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi, s
     if (b->child)
         return visit_set(g, b->child, v, err);
     unsigned char *data = NULL;
-    const unsigned char **list = NULL;
+    rf_keyed *list = NULL;
     int status = load_bucket(g, b, &data, &list, err) ||
                  order_entries(g, list, (size_t)b->records, err) ||
                  take_batch(v, list, (size_t)b->records, err);
@@ -928,9 +941,14 @@ static int visit_all(rf_engine_gather *g, struct visit *v, rf_engine_error *err)
 {
     if (finish(g, err) != 0)
         return 1;
+    if (!v->sink && v->left >= g->records) { /* all: counted as they came */
+        v->bytes = g->bytes;
+        v->left -= g->records;
+        return 0;
+    }
     if (g->root)
         return visit_set(g, g->root, v, err);
-    return take_batch(v, g->sorted, (size_t)g->nsorted, err);
+    return take_batch(v, g->items, g->nitems, err);
 }
 
 rf_status rf_engine_gather_bytes(rf_engine_gather *g, uint64_t k, uint64_t *bytes,
