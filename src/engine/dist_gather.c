@@ -124,15 +124,78 @@ static size_t entry_len(const unsigned char *e)
     return (size_t)rfi_get_u64(e + 16);
 }
 
-/* The entry an item of the list stands for. */
-static const unsigned char *item_entry(const rf_keyed *a)
+/* A held record: its number and length as LEB128 varints (a few bytes
+ * where the wire's entry header takes 16), then its bytes; its key is in
+ * its item of the list.  A spill file holds records as key (8 bytes,
+ * little-endian) then the held record. */
+#define HELD_HEAD_MAX 20
+
+static size_t put_varint(unsigned char *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (unsigned char)v;
+    return n;
+}
+
+/* A varint in p[0..avail): its bytes, or 0 if it does not end there. */
+static size_t get_varint(const unsigned char *p, size_t avail, uint64_t *v)
+{
+    uint64_t x = 0;
+    *v = 0;
+    for (size_t n = 0; n < avail && n < 10; n++) {
+        x |= (uint64_t)(p[n] & 0x7f) << (7 * n);
+        if (!(p[n] & 0x80)) {
+            *v = x;
+            return n + 1;
+        }
+    }
+    return 0;
+}
+
+/* A held record's number, length, and bytes (returned). */
+static const unsigned char *held_decode(const unsigned char *h, uint64_t *number, size_t *len)
+{
+    uint64_t l = 0;
+    *number = 0;
+    h += get_varint(h, HELD_HEAD_MAX, number);
+    h += get_varint(h, HELD_HEAD_MAX, &l);
+    *len = (size_t)l;
+    return h;
+}
+
+static uint64_t held_number(const unsigned char *h)
+{
+    uint64_t number;
+    size_t len;
+    (void)held_decode(h, &number, &len);
+    return number;
+}
+
+/* The held record an item of the list stands for. */
+static const unsigned char *item_held(const rf_keyed *a)
 {
     return (const unsigned char *)(uintptr_t)a->val;
 }
 
-static rf_keyed item_of(const unsigned char *e)
+/* The size of the spill-file record at p, whole in p[0..avail): 1 with
+ * *size set; 0 if it goes on past avail (*size its size once its header is
+ * in, else 0). */
+static int spilled_size(const unsigned char *p, size_t avail, size_t *size)
 {
-    return (rf_keyed){entry_key(e), (uint64_t)(uintptr_t)e};
+    uint64_t number = 0, len = 0;
+    *size = 0;
+    if (avail < 8)
+        return 0;
+    const size_t a = get_varint(p + 8, avail - 8, &number);
+    const size_t b = a ? get_varint(p + 8 + a, avail - 8 - a, &len) : 0;
+    if (!b)
+        return 0;
+    *size = 8 + a + b + (size_t)len;
+    return *size <= avail;
 }
 
 /* The keys of owner d of q: those with floor(k * q / 2^64) = d. */
@@ -261,9 +324,9 @@ static int write_all(int fd, const unsigned char *p, size_t len)
     return 0;
 }
 
-/* Append entries e[0..n) (one bucket's, in number order) to b's file. */
-static int write_run(rf_engine_gather *g, struct bucket *b, const unsigned char *const *e,
-                     size_t n, rf_engine_error *err)
+/* Append the records of items a[0..n) (one bucket's) to b's file. */
+static int write_run(rf_engine_gather *g, struct bucket *b, const rf_keyed *a, size_t n,
+                     rf_engine_error *err)
 {
     if (open_bucket(g, b, err) != 0)
         return 1;
@@ -271,21 +334,29 @@ static int write_run(rf_engine_gather *g, struct bucket *b, const unsigned char 
     size_t used = 0;
     int werr = 0;
     for (size_t i = 0; i < n && !werr; i++) {
-        const size_t len = entry_len(e[i]);
-        const size_t size = RFI_DIST_ENTRY + len;
-        if (used + size > WRITE_BUF && used > 0) {
+        const unsigned char *h = item_held(&a[i]);
+        uint64_t number;
+        size_t len;
+        const unsigned char *bytes = held_decode(h, &number, &len);
+        const size_t head = 8 + (size_t)(bytes - h);
+        if (used + head + len > WRITE_BUF && used > 0) {
             werr = write_all(fd, g->wbuf, used);
             used = 0;
         }
-        if (size > WRITE_BUF) {
-            werr = werr ? werr : write_all(fd, e[i], size);
+        rfi_put_u64(g->wbuf + used, a[i].key);
+        memcpy(g->wbuf + used + 8, h, head - 8);
+        used += head;
+        if (head + len > WRITE_BUF) {
+            werr = werr ? werr : write_all(fd, g->wbuf, used);
+            werr = werr ? werr : write_all(fd, bytes, len);
+            used = 0;
         } else {
-            memcpy(g->wbuf + used, e[i], size);
-            used += size;
+            memcpy(g->wbuf + used, bytes, len);
+            used += len;
         }
         b->records++;
         b->bytes += len;
-        b->fbytes += size;
+        b->fbytes += head + len;
     }
     if (!werr && used > 0)
         werr = write_all(fd, g->wbuf, used);
@@ -336,7 +407,7 @@ static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *
 {
     size_t count[NB] = {0}, at[NB];
     unsigned char *which = malloc(n ? n : 1);
-    const unsigned char **cut = malloc((n ? n : 1) * sizeof *cut);
+    rf_keyed *cut = malloc((n ? n : 1) * sizeof *cut);
     int status = 1;
     if (!which || !cut) {
         rfi_engine_nomem(err);
@@ -350,7 +421,7 @@ static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *
         sum += count[b];
     }
     for (size_t i = 0; i < n; i++)
-        cut[at[which[i]]++] = item_entry(&a[i]);
+        cut[at[which[i]]++] = a[i];
     sum = 0;
     for (unsigned b = 0; b < NB; b++) {
         if (count[b] && write_run(g, &s->b[b], cut + sum, count[b], err) != 0)
@@ -538,69 +609,54 @@ static int frame_header(rf_engine_gather *g, unsigned from, const unsigned char 
     return *payload > left - RFI_DIST_FRAME ? bad_packets(err) : 0;
 }
 
-/* One copied entry of part pl: checked and listed (the list has room). */
+/* One wire entry e of part pl: checked, copied as a held record, listed
+ * (the list has room). */
 static int add_entry(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
                      rf_engine_error *err)
 {
     const uint64_t key = entry_key(e), number = entry_number(e);
+    const size_t len = entry_len(e);
     if (key < g->klo || key > g->khi || (pl->records > 0 && number <= pl->last))
         return bad_packets(err);
-    g->items[g->nitems++] = (rf_keyed){key, (uint64_t)(uintptr_t)e};
+    unsigned char head[HELD_HEAD_MAX];
+    size_t hl = put_varint(head, number);
+    hl += put_varint(head + hl, len);
+    unsigned char *h = block_room(g, hl + len);
+    if (!h)
+        return rfi_engine_nomem(err);
+    memcpy(h, head, hl);
+    memcpy(h + hl, e + RFI_DIST_ENTRY, len);
+    g->items[g->nitems++] = (rf_keyed){key, (uint64_t)(uintptr_t)h};
     if (pl->records == 0)
         pl->first = number;
     pl->last = number;
     pl->records++;
     g->held_records++;
     g->records++;
-    g->bytes += entry_len(e);
+    g->bytes += len;
     return 0;
 }
 
-/* A frame's payload e[0..payload) of `records` entries: their sizes
- * checked, so that walking it stays inside. */
-static int check_payload(const unsigned char *e, uint64_t payload, uint64_t records,
-                         rf_engine_error *err)
+/* A frame's payload e[0..payload) of `records` entries, each checked
+ * against what is left of it, then added. */
+static int add_payload(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
+                       uint64_t payload, uint64_t records, rf_engine_error *err)
 {
+    if (records > payload / RFI_DIST_ENTRY)
+        return bad_packets(err);
+    if (reserve_items(g, (size_t)records) != 0)
+        return rfi_engine_nomem(err);
     uint64_t left = payload;
     for (uint64_t r = 0; r < records; r++) {
         if (left < RFI_DIST_ENTRY || entry_len(e) > left - RFI_DIST_ENTRY)
             return bad_packets(err);
         const size_t size = RFI_DIST_ENTRY + entry_len(e);
+        if (add_entry(g, pl, e, err) != 0)
+            return 1;
         e += size;
         left -= size;
     }
     return left != 0 ? bad_packets(err) : 0;
-}
-
-/* A checked payload copied into blocks, as many whole entries at a time as
- * the current block holds (one memcpy per run, not per entry), and listed. */
-static int copy_payload(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
-                        size_t payload, uint64_t records, rf_engine_error *err)
-{
-    if (records > SIZE_MAX - g->nitems || reserve_items(g, (size_t)records) != 0)
-        return rfi_engine_nomem(err);
-    size_t at = 0;
-    while (at < payload) {
-        const struct block *b = g->blocks;
-        const size_t avail = b ? b->cap - b->len : 0;
-        size_t end = at;
-        while (end < payload && RFI_DIST_ENTRY + entry_len(e + end) <= avail - (end - at))
-            end += RFI_DIST_ENTRY + entry_len(e + end);
-        if (end == at) { /* not one more entry fits: a new block */
-            const size_t first = RFI_DIST_ENTRY + entry_len(e + at);
-            if (!block_room(g, first))
-                return rfi_engine_nomem(err);
-            g->blocks->len -= first; /* only made room */
-            continue;
-        }
-        unsigned char *copy = block_room(g, end - at);
-        memcpy(copy, e + at, end - at);
-        for (size_t x = 0; x < end - at; x += RFI_DIST_ENTRY + entry_len(copy + x))
-            if (add_entry(g, pl, copy + x, err) != 0)
-                return 1;
-        at = end;
-    }
-    return 0;
 }
 
 static int add_frames(rf_engine_gather *g, unsigned from, const unsigned char *p, size_t len,
@@ -612,8 +668,7 @@ static int add_frames(rf_engine_gather *g, unsigned from, const unsigned char *p
         if (frame_header(g, from, p, len, &records, &payload, err) != 0)
             return 1;
         const unsigned char *e = p + RFI_DIST_FRAME;
-        if (check_payload(e, payload, records, err) != 0 ||
-            copy_payload(g, pl, e, (size_t)payload, records, err) != 0)
+        if (add_payload(g, pl, e, payload, records, err) != 0)
             return 1;
         p += RFI_DIST_FRAME + payload;
         len -= RFI_DIST_FRAME + (size_t)payload;
@@ -669,7 +724,7 @@ static int parts_in_order(const rf_engine_gather *g)
 
 static int by_number(const void *a, const void *b)
 {
-    const uint64_t x = entry_number(item_entry(a)), y = entry_number(item_entry(b));
+    const uint64_t x = held_number(item_held(a)), y = held_number(item_held(b));
     return x < y ? -1 : x > y;
 }
 
@@ -679,7 +734,7 @@ static int order_tie(rf_engine_gather *g, rf_keyed *a, size_t m, rf_engine_error
 {
     qsort(a, m, sizeof *a, by_number);
     for (size_t i = 1; i < m; i++)
-        if (entry_number(item_entry(&a[i])) == entry_number(item_entry(&a[i - 1])))
+        if (held_number(item_held(&a[i])) == held_number(item_held(&a[i - 1])))
             return bad_packets(err); /* one record sent twice */
     uint64_t *addr = malloc(m * sizeof *addr);
     if (!addr)
@@ -746,8 +801,12 @@ static int take_batch(struct visit *v, const rf_keyed *a, size_t n, rf_engine_er
     if ((uint64_t)n > v->left)
         n = (size_t)v->left;
     if (!v->sink) {
-        for (size_t i = 0; i < n; i++)
-            v->bytes += entry_len(item_entry(&a[i]));
+        for (size_t i = 0; i < n; i++) {
+            uint64_t number;
+            size_t len;
+            (void)held_decode(item_held(&a[i]), &number, &len);
+            v->bytes += len;
+        }
         v->left -= n;
         return 0;
     }
@@ -765,9 +824,11 @@ static int take_batch(struct visit *v, const rf_keyed *a, size_t n, rf_engine_er
              * cache miss, overlapped by asking for those ahead (as
              * rf_records_write does). */
             if (i + PREFETCH < k)
-                __builtin_prefetch(item_entry(&a[i + PREFETCH]));
-            const unsigned char *e = item_entry(&a[i]);
-            rf_writer_put(w, e + RFI_DIST_ENTRY, entry_len(e));
+                __builtin_prefetch(item_held(&a[i + PREFETCH]));
+            uint64_t number;
+            size_t len;
+            const unsigned char *bytes = held_decode(item_held(&a[i]), &number, &len);
+            rf_writer_put(w, bytes, len);
         }
         if (w->err)
             return sink_error(w->err, err);
@@ -808,9 +869,14 @@ static int load_bucket(rf_engine_gather *g, const struct bucket *b, unsigned cha
     }
     close(fd);
     const unsigned char *p = *data;
+    size_t left = (size_t)b->fbytes;
     for (uint64_t i = 0; i < b->records; i++) {
-        (*list)[i] = item_of(p);
-        p += RFI_DIST_ENTRY + entry_len(p);
+        size_t size;
+        if (!spilled_size(p, left, &size))
+            return temp_error(g, b->id, EIO, err); /* not the file written */
+        (*list)[i] = (rf_keyed){rfi_get_u64(p), (uint64_t)(uintptr_t)(p + 8)};
+        p += size;
+        left -= size;
     }
     return 0;
 }
@@ -849,9 +915,8 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
         at += (uint64_t)r;
         have += (size_t)r;
         /* the whole entries in buf[0..have) */
-        size_t n = 0, used = 0;
-        while (have - used >= RFI_DIST_ENTRY &&
-               have - used - RFI_DIST_ENTRY >= entry_len(buf + used)) {
+        size_t n = 0, used = 0, size = 0;
+        while (spilled_size(buf + used, have - used, &size)) {
             if (n == list_cap) {
                 list_cap = list_cap ? list_cap * 2 : 4096;
                 rf_keyed *nl = realloc(list, list_cap * sizeof *nl);
@@ -861,8 +926,8 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
                 }
                 list = nl;
             }
-            list[n++] = item_of(buf + used);
-            used += RFI_DIST_ENTRY + entry_len(buf + used);
+            list[n++] = (rf_keyed){rfi_get_u64(buf + used), (uint64_t)(uintptr_t)(buf + used + 8)};
+            used += size;
         }
         if (n > 0 && spill_into(g, c, list, n, err) != 0)
             goto done;
@@ -873,7 +938,8 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
             goto done;
         }
         if (n == 0 && have > 0) { /* an entry larger than the buffer */
-            const size_t need = have >= RFI_DIST_ENTRY ? RFI_DIST_ENTRY + entry_len(buf) : cap * 2;
+            size_t need;
+            (void)spilled_size(buf, have, &need); /* 0 while its header is not in */
             unsigned char *nb = realloc(buf, need > cap ? need : cap * 2);
             if (!nb) {
                 rfi_engine_nomem(err);
