@@ -510,8 +510,9 @@ RF_API uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *
 RF_API void rf_engine_scatter_close(rf_engine_scatter *s);
 
 /* Gather: one owner's packets from every part, put in the keyed order and
- * written.  Packets are held in memory up to about o->memory (as they
- * came, plus 16 bytes per record for the order); beyond it, everything held is spilled to bucket files
+ * written.  Records are held in memory up to about o->memory (their bytes,
+ * a few bytes of number and length, and 16 bytes per record for the
+ * order); beyond it, everything held is spilled to bucket files
  * (ranges of this owner's keys) in a fresh directory riffle-XXXXXX under
  * o->tmpdir ($TMPDIR, /tmp), announced through o->temp exactly as
  * rf_engine_shuffle announces its files.  At the first rf_engine_gather_bytes

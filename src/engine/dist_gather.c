@@ -12,13 +12,14 @@
  * would (riffle.h, "Keyed order": a tie's order depends on its key and its
  * items in input order only).
  *
- * Memory.  Frames' payloads are copied, as they came (entries of key,
- * number, length, bytes), a run of whole entries at a time into blocks;
- * the gather holds those and the list, 16 bytes per record.  When they
- * pass the budget, every held entry is spilled: cut by key into NB buckets
- * (ranges of the owner's keys, so the buckets in order are the keys in
- * order and a tie never crosses two) and each bucket's run appended to its
- * file.  A bucket file is read back whole and ordered as above.  A bucket
+ * Memory.  Each record is copied into blocks as its number and length
+ * (LEB128 varints: a few bytes where the wire's entry header takes 24) and
+ * its bytes; its key lives only in its item of the list, 16 bytes.  When
+ * those pass the budget, every held record is spilled: cut by key into NB
+ * buckets (ranges of the owner's keys, so the buckets in order are the keys
+ * in order and a tie never crosses two) and each bucket's run appended to
+ * its file, a record as its key (8 bytes) then as held.  A bucket file is
+ * read back whole and ordered as above.  A bucket
  * still too large for the budget is split the same way into NB buckets of
  * its own key range (riffle.h, "Keyed order": the order inside a key range
  * depends on its entries only). */
