@@ -538,8 +538,9 @@ RF_API uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *
 RF_API void rf_engine_scatter_close(rf_engine_scatter *s);
 
 /* Gather: one owner's packets from every part, put in the keyed order and
- * written.  Packets are held in memory up to about o->memory (their bytes
- * plus 32 per record); beyond it, everything held is spilled to bucket files
+ * written.  Records are held in memory up to about o->memory (their bytes,
+ * a few bytes of number and length, and 16 bytes per record for the
+ * order); beyond it, everything held is spilled to bucket files
  * (ranges of this owner's keys) in a fresh directory riffle-XXXXXX under
  * o->tmpdir ($TMPDIR, /tmp), announced through o->temp exactly as
  * rf_engine_shuffle announces its files.  At the first rf_engine_gather_bytes
@@ -582,7 +583,10 @@ RF_API uint64_t rf_engine_gather_records(const rf_engine_gather *g);
 /* *bytes = the bytes of the first k records of this owner's order (k larger
  * than the records: all of them), what rf_engine_gather_write(g, k, ...)
  * writes -- for the offsets of a count or of split parts before anything is
- * written.  Ends the adding.  Returns RF_OK, or as rf_engine_gather_write. */
+ * written.  Ends the adding.  An in-memory gather orders its records once,
+ * at its first _bytes or _write, and keeps the order for later calls; all
+ * the records' bytes are counted as they come, so k >= the records costs no
+ * pass over them.  Returns RF_OK, or as rf_engine_gather_write. */
 RF_API RF_NODISCARD rf_status rf_engine_gather_bytes(rf_engine_gather *g, uint64_t k,
                                                      uint64_t *bytes, rf_engine_error *err);
 

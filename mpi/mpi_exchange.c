@@ -41,38 +41,6 @@ static size_t round_room(int size)
     return room < ROUND_MIN ? ROUND_MIN : room > ROUND_MAX ? ROUND_MAX : room;
 }
 
-/* The record bytes in packets: by the wire format of riffle_engine.h
- * (version 1), a frame is a 40-byte header -- "RFPK", u32 version, part,
- * parts, owner, owners, u64 records, u64 payload bytes, little-endian --
- * then its payload, each record an entry of 24 bytes (key, number, length)
- * and its bytes.  Only the headers are read: the gather checks the rest.
- * The sum lets the output place an owner's records without
- * rf_engine_gather_bytes, which orders them (a pass as long as the write). */
-#define FRAME_HEAD 40
-#define ENTRY_HEAD 24
-
-static uint64_t le64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t record_bytes(const unsigned char *p, size_t len)
-{
-    uint64_t bytes = 0;
-    while (len >= FRAME_HEAD) {
-        const uint64_t records = le64(p + 24), payload = le64(p + 32);
-        if (payload > len - FRAME_HEAD)
-            break; /* not a frame: the gather refuses it */
-        bytes += payload - records * ENTRY_HEAD;
-        p += FRAME_HEAD + payload;
-        len -= FRAME_HEAD + (size_t)payload;
-    }
-    return bytes;
-}
-
 /* The buffers of one round. */
 struct round {
     int *scount, *sdispl, *rcount, *rdispl;
@@ -196,7 +164,6 @@ static int one_round(struct job *j, struct round *r, rf_engine_scatter *s, rf_en
         const unsigned char *p = r->rbuf + r->rdispl[q];
         if (rf_engine_gather_add(g, (unsigned)q, p, (size_t)r->rcount[q], &e) != RF_OK)
             job_fail_engine(j, &e);
-        j->owned_bytes += record_bytes(p, (size_t)r->rcount[q]);
     }
     j->st.received += total;
     j->st.rounds++;

@@ -69,7 +69,6 @@ struct job {
     struct job_error err;
     struct job_stats st;
     int show_progress; /* rank 0 with --progress */
-    uint64_t owned_bytes; /* the bytes of the records this rank gathered */
 };
 
 /* Record a failure (printf-like); the first one is kept. */

@@ -262,15 +262,10 @@ static int bounds(struct job *j, struct job_output *out, uint64_t count, uint64_
     return 0;
 }
 
-/* The bytes of this rank's first k records: none, all (counted in the
- * exchange), or asked of the gather -- which orders the records for it, so
- * only at a cut inside them (-n K, a split boundary). */
+/* The bytes of this rank's first k records (the gather orders its records
+ * once, at the first call, and counts all of them as they come). */
 static int bytes_at(struct job *j, rf_engine_gather *g, uint64_t k, uint64_t *bytes)
 {
-    if (k == 0 || k >= rf_engine_gather_records(g)) {
-        *bytes = k == 0 ? 0 : j->owned_bytes;
-        return 0;
-    }
     rf_engine_error e;
     if (rf_engine_gather_bytes(g, k, bytes, &e) != RF_OK) {
         job_fail_engine(j, &e);

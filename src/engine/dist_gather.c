@@ -2,24 +2,27 @@
  * (riffle_engine.h, "Distributed runs").
  *
  * The order inside an owner is rf_keyed_sort's on (key, record number):
- * keys first, a tie's records taken in number order.  Each part holds an
- * increasing run of numbers, and parts are numbered in order, so the
- * entries listed part by part (each part's in arrival order) are already in
- * number order, and their positions in that list serve as rf_keyed_sort's
- * values; no second sort.
+ * keys first, a tie's records taken in number order.  Each entry is listed
+ * once as a 16-byte rf_keyed (its key, its address), and the list is put
+ * in key order by rf_keyed_sort on o->threads threads.  The addresses are
+ * not in number order, so a tie (equal keys, about n^2 / 2^65 pairs among n
+ * records: almost never) is then ordered again on its own: its entries put
+ * in number order and given to rf_keyed_sort with their ranks as values,
+ * which shuffles the tie exactly as one sort of the whole list by number
+ * would (riffle.h, "Keyed order": a tie's order depends on its key and its
+ * items in input order only).
  *
- * Memory.  Entries are copied, as they came (key, number, length, bytes),
- * into blocks; each part keeps pointers to its entries.  When the held
- * bytes plus 32 per record pass the budget, every held entry is spilled:
- * listed part by part, cut by key into NB buckets (ranges of the owner's
- * keys, so the buckets in order are the keys in order and a tie never
- * crosses two) by a stable counting sort, and each bucket's run appended to
- * its file.  A bucket file is thus a series of runs each in number order;
- * when it is ordered, its entries are put back in number order first (a
- * sort of the numbers, skipped when they already are), then sorted as
- * above.  A bucket still too large for the budget is split the same way
- * into NB buckets of its own key range (riffle.h, "Keyed order": the order
- * inside a key range depends on its entries only). */
+ * Memory.  Each record is copied into blocks as its number and length
+ * (LEB128 varints: a few bytes where the wire's entry header takes 24) and
+ * its bytes; its key lives only in its item of the list, 16 bytes.  When
+ * those pass the budget, every held record is spilled: cut by key into NB
+ * buckets (ranges of the owner's keys, so the buckets in order are the keys
+ * in order and a tie never crosses two) and each bucket's run appended to
+ * its file, a record as its key (8 bytes) then as held.  A bucket file is
+ * read back whole and ordered as above.  A bucket
+ * still too large for the budget is split the same way into NB buckets of
+ * its own key range (riffle.h, "Keyed order": the order inside a key range
+ * depends on its entries only). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -37,9 +40,8 @@
 
 /* Buckets per spill: one byte of bucket number per entry while cutting. */
 #define NB 256u
-/* Memory counted per record beside its bytes: the part's pointer, and when
- * ordered the rf_keyed pair and the list of pointers. */
-#define PER_RECORD 32u
+/* Memory counted per record beside its entry: its rf_keyed in the list. */
+#define PER_RECORD 16u
 /* Entries are copied into blocks of an eighth of the budget, from 4 KiB to
  * 1 MiB (a larger entry gets a block of its own): large enough that the
  * allocations do not show, small enough that a small budget is not taken
@@ -61,8 +63,6 @@ struct block {
 };
 
 struct part_list {
-    const unsigned char **e; /* entries, in arrival order */
-    size_t n, cap;
     uint64_t records;        /* in all, spilled ones included */
     uint64_t first, last;    /* numbers of the first and last entry */
 };
@@ -94,6 +94,8 @@ struct rf_engine_gather {
     void *temp_ctx;
     struct part_list *pl;
     struct block *blocks;
+    rf_keyed *items;         /* the held entries (key, address); ordered at the end */
+    size_t nitems, items_cap;
     uint64_t held, held_records;
     uint64_t records, bytes; /* added in all */
     int finished, failed;
@@ -103,9 +105,6 @@ struct rf_engine_gather {
     unsigned long files;
     struct spill_set *root;
     unsigned char *wbuf;
-    /* the order of an unspilled gather, kept for later calls */
-    const unsigned char **sorted;
-    uint64_t nsorted;
 };
 
 /* ------------------------------------------------------------------------ */
@@ -124,6 +123,80 @@ static uint64_t entry_number(const unsigned char *e)
 static size_t entry_len(const unsigned char *e)
 {
     return (size_t)rfi_get_u64(e + 16);
+}
+
+/* A held record: its number and length as LEB128 varints (a few bytes
+ * where the wire's entry header takes 16), then its bytes; its key is in
+ * its item of the list.  A spill file holds records as key (8 bytes,
+ * little-endian) then the held record. */
+#define HELD_HEAD_MAX 20
+
+static size_t put_varint(unsigned char *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (unsigned char)v;
+    return n;
+}
+
+/* A varint in p[0..avail): its bytes, or 0 if it does not end there. */
+static size_t get_varint(const unsigned char *p, size_t avail, uint64_t *v)
+{
+    uint64_t x = 0;
+    *v = 0;
+    for (size_t n = 0; n < avail && n < 10; n++) {
+        x |= (uint64_t)(p[n] & 0x7f) << (7 * n);
+        if (!(p[n] & 0x80)) {
+            *v = x;
+            return n + 1;
+        }
+    }
+    return 0;
+}
+
+/* A held record's number, length, and bytes (returned). */
+static const unsigned char *held_decode(const unsigned char *h, uint64_t *number, size_t *len)
+{
+    uint64_t l = 0;
+    *number = 0;
+    h += get_varint(h, HELD_HEAD_MAX, number);
+    h += get_varint(h, HELD_HEAD_MAX, &l);
+    *len = (size_t)l;
+    return h;
+}
+
+static uint64_t held_number(const unsigned char *h)
+{
+    uint64_t number;
+    size_t len;
+    (void)held_decode(h, &number, &len);
+    return number;
+}
+
+/* The held record an item of the list stands for. */
+static const unsigned char *item_held(const rf_keyed *a)
+{
+    return (const unsigned char *)(uintptr_t)a->val;
+}
+
+/* The size of the spill-file record at p, whole in p[0..avail): 1 with
+ * *size set; 0 if it goes on past avail (*size its size once its header is
+ * in, else 0). */
+static int spilled_size(const unsigned char *p, size_t avail, size_t *size)
+{
+    uint64_t number = 0, len = 0;
+    *size = 0;
+    if (avail < 8)
+        return 0;
+    const size_t a = get_varint(p + 8, avail - 8, &number);
+    const size_t b = a ? get_varint(p + 8 + a, avail - 8 - a, &len) : 0;
+    if (!b)
+        return 0;
+    *size = 8 + a + b + (size_t)len;
+    return *size <= avail;
 }
 
 /* The keys of owner d of q: those with floor(k * q / 2^64) = d. */
@@ -252,9 +325,9 @@ static int write_all(int fd, const unsigned char *p, size_t len)
     return 0;
 }
 
-/* Append entries e[0..n) (one bucket's, in number order) to b's file. */
-static int write_run(rf_engine_gather *g, struct bucket *b, const unsigned char *const *e,
-                     size_t n, rf_engine_error *err)
+/* Append the records of items a[0..n) (one bucket's) to b's file. */
+static int write_run(rf_engine_gather *g, struct bucket *b, const rf_keyed *a, size_t n,
+                     rf_engine_error *err)
 {
     if (open_bucket(g, b, err) != 0)
         return 1;
@@ -262,21 +335,29 @@ static int write_run(rf_engine_gather *g, struct bucket *b, const unsigned char 
     size_t used = 0;
     int werr = 0;
     for (size_t i = 0; i < n && !werr; i++) {
-        const size_t len = entry_len(e[i]);
-        const size_t size = RFI_DIST_ENTRY + len;
-        if (used + size > WRITE_BUF && used > 0) {
+        const unsigned char *h = item_held(&a[i]);
+        uint64_t number;
+        size_t len;
+        const unsigned char *bytes = held_decode(h, &number, &len);
+        const size_t head = 8 + (size_t)(bytes - h);
+        if (used + head + len > WRITE_BUF && used > 0) {
             werr = write_all(fd, g->wbuf, used);
             used = 0;
         }
-        if (size > WRITE_BUF) {
-            werr = werr ? werr : write_all(fd, e[i], size);
+        rfi_put_u64(g->wbuf + used, a[i].key);
+        memcpy(g->wbuf + used + 8, h, head - 8);
+        used += head;
+        if (head + len > WRITE_BUF) {
+            werr = werr ? werr : write_all(fd, g->wbuf, used);
+            werr = werr ? werr : write_all(fd, bytes, len);
+            used = 0;
         } else {
-            memcpy(g->wbuf + used, e[i], size);
-            used += size;
+            memcpy(g->wbuf + used, bytes, len);
+            used += len;
         }
         b->records++;
         b->bytes += len;
-        b->fbytes += size;
+        b->fbytes += head + len;
     }
     if (!werr && used > 0)
         werr = write_all(fd, g->wbuf, used);
@@ -320,28 +401,28 @@ static void free_set(struct spill_set *s)
     free(s);
 }
 
-/* Entries e[0..n), in number order, cut into s's buckets (stable, so each
- * bucket's run stays in number order) and appended to their files. */
-static int spill_into(rf_engine_gather *g, struct spill_set *s, const unsigned char **e, size_t n,
+/* The entries of items a[0..n) cut by key into s's buckets and appended to
+ * their files. */
+static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *a, size_t n,
                       rf_engine_error *err)
 {
     size_t count[NB] = {0}, at[NB];
     unsigned char *which = malloc(n ? n : 1);
-    const unsigned char **cut = malloc((n ? n : 1) * sizeof *cut);
+    rf_keyed *cut = malloc((n ? n : 1) * sizeof *cut);
     int status = 1;
     if (!which || !cut) {
         rfi_engine_nomem(err);
         goto done;
     }
     for (size_t i = 0; i < n; i++)
-        count[which[i] = (unsigned char)bucket_of(s->lo, s->hi, entry_key(e[i]))]++;
+        count[which[i] = (unsigned char)bucket_of(s->lo, s->hi, a[i].key)]++;
     size_t sum = 0;
     for (unsigned b = 0; b < NB; b++) {
         at[b] = sum;
         sum += count[b];
     }
     for (size_t i = 0; i < n; i++)
-        cut[at[which[i]]++] = e[i];
+        cut[at[which[i]]++] = a[i];
     sum = 0;
     for (unsigned b = 0; b < NB; b++) {
         if (count[b] && write_run(g, &s->b[b], cut + sum, count[b], err) != 0)
@@ -390,47 +471,28 @@ static unsigned char *block_room(rf_engine_gather *g, size_t size)
     return p;
 }
 
-static int push(struct part_list *pl, const unsigned char *e)
+/* Room in the list for `more` items. */
+static int reserve_items(rf_engine_gather *g, size_t more)
 {
-    if (pl->n == pl->cap) {
-        const size_t cap = pl->cap ? pl->cap * 2 : 1024;
-        const unsigned char **v = realloc(pl->e, cap * sizeof *v);
-        if (!v)
-            return 1;
-        pl->e = v;
-        pl->cap = cap;
-    }
-    pl->e[pl->n++] = e;
+    if (g->items_cap - g->nitems >= more)
+        return 0;
+    size_t cap = g->items_cap ? g->items_cap : 1024;
+    while (cap - g->nitems < more)
+        cap *= 2;
+    rf_keyed *a = realloc(g->items, cap * sizeof *a);
+    if (!a)
+        return 1;
+    g->items = a;
+    g->items_cap = cap;
     return 0;
-}
-
-/* Every held entry, part by part: in number order. *n of them, to free(). */
-static const unsigned char **held_list(const rf_engine_gather *g, size_t *n)
-{
-    size_t total = 0;
-    for (unsigned p = 0; p < g->parts; p++)
-        total += g->pl[p].n;
-    const unsigned char **e = malloc((total ? total : 1) * sizeof *e);
-    if (!e)
-        return NULL;
-    size_t at = 0;
-    for (unsigned p = 0; p < g->parts; p++) {
-        if (g->pl[p].n)
-            memcpy(e + at, g->pl[p].e, g->pl[p].n * sizeof *e);
-        at += g->pl[p].n;
-    }
-    *n = total;
-    return e;
 }
 
 static void drop_held(rf_engine_gather *g)
 {
     free_blocks(g);
-    for (unsigned p = 0; p < g->parts; p++) {
-        free(g->pl[p].e);
-        g->pl[p].e = NULL;
-        g->pl[p].n = g->pl[p].cap = 0;
-    }
+    free(g->items);
+    g->items = NULL;
+    g->nitems = g->items_cap = 0;
     g->held = g->held_records = 0;
 }
 
@@ -443,12 +505,7 @@ static int spill(rf_engine_gather *g, rf_engine_error *err)
         return rfi_engine_nomem(err);
     if (!g->wbuf && !(g->wbuf = malloc(WRITE_BUF)))
         return rfi_engine_nomem(err);
-    size_t n;
-    const unsigned char **e = held_list(g, &n);
-    if (!e)
-        return rfi_engine_nomem(err);
-    const int status = spill_into(g, g->root, e, n, err);
-    free(e);
+    const int status = spill_into(g, g->root, g->items, g->nitems, err);
     drop_held(g);
     return status;
 }
@@ -504,7 +561,6 @@ void rf_engine_gather_close(rf_engine_gather *g)
     free(g->pl);
     free_set(g->root);
     free(g->wbuf);
-    free(g->sorted);
     memset(&g->order, 0, sizeof g->order);
     free(g);
 }
@@ -554,25 +610,54 @@ static int frame_header(rf_engine_gather *g, unsigned from, const unsigned char 
     return *payload > left - RFI_DIST_FRAME ? bad_packets(err) : 0;
 }
 
-/* One entry of part `from`: checked, copied, listed. */
+/* One wire entry e of part pl: checked, copied as a held record, listed
+ * (the list has room). */
 static int add_entry(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
-                     size_t size, rf_engine_error *err)
+                     rf_engine_error *err)
 {
     const uint64_t key = entry_key(e), number = entry_number(e);
+    const size_t len = entry_len(e);
     if (key < g->klo || key > g->khi || (pl->records > 0 && number <= pl->last))
         return bad_packets(err);
-    unsigned char *copy = block_room(g, size);
-    if (!copy || push(pl, copy) != 0)
+    unsigned char head[HELD_HEAD_MAX];
+    size_t hl = put_varint(head, number);
+    hl += put_varint(head + hl, len);
+    unsigned char *h = block_room(g, hl + len);
+    if (!h)
         return rfi_engine_nomem(err);
-    memcpy(copy, e, size);
+    memcpy(h, head, hl);
+    memcpy(h + hl, e + RFI_DIST_ENTRY, len);
+    g->items[g->nitems++] = (rf_keyed){key, (uint64_t)(uintptr_t)h};
     if (pl->records == 0)
         pl->first = number;
     pl->last = number;
     pl->records++;
     g->held_records++;
     g->records++;
-    g->bytes += size - RFI_DIST_ENTRY;
+    g->bytes += len;
     return 0;
+}
+
+/* A frame's payload e[0..payload) of `records` entries, each checked
+ * against what is left of it, then added. */
+static int add_payload(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
+                       uint64_t payload, uint64_t records, rf_engine_error *err)
+{
+    if (records > payload / RFI_DIST_ENTRY)
+        return bad_packets(err);
+    if (reserve_items(g, (size_t)records) != 0)
+        return rfi_engine_nomem(err);
+    uint64_t left = payload;
+    for (uint64_t r = 0; r < records; r++) {
+        if (left < RFI_DIST_ENTRY || entry_len(e) > left - RFI_DIST_ENTRY)
+            return bad_packets(err);
+        const size_t size = RFI_DIST_ENTRY + entry_len(e);
+        if (add_entry(g, pl, e, err) != 0)
+            return 1;
+        e += size;
+        left -= size;
+    }
+    return left != 0 ? bad_packets(err) : 0;
 }
 
 static int add_frames(rf_engine_gather *g, unsigned from, const unsigned char *p, size_t len,
@@ -584,18 +669,8 @@ static int add_frames(rf_engine_gather *g, unsigned from, const unsigned char *p
         if (frame_header(g, from, p, len, &records, &payload, err) != 0)
             return 1;
         const unsigned char *e = p + RFI_DIST_FRAME;
-        uint64_t left = payload;
-        for (uint64_t r = 0; r < records; r++) {
-            if (left < RFI_DIST_ENTRY || entry_len(e) > left - RFI_DIST_ENTRY)
-                return bad_packets(err);
-            const size_t size = RFI_DIST_ENTRY + entry_len(e);
-            if (add_entry(g, pl, e, size, err) != 0)
-                return 1;
-            e += size;
-            left -= size;
-        }
-        if (left != 0)
-            return bad_packets(err);
+        if (add_payload(g, pl, e, payload, records, err) != 0)
+            return 1;
         p += RFI_DIST_FRAME + payload;
         len -= RFI_DIST_FRAME + (size_t)payload;
         if (over_budget(g) && spill(g, err) != 0)
@@ -650,43 +725,48 @@ static int parts_in_order(const rf_engine_gather *g)
 
 static int by_number(const void *a, const void *b)
 {
-    const uint64_t x = entry_number(*(const unsigned char *const *)a);
-    const uint64_t y = entry_number(*(const unsigned char *const *)b);
+    const uint64_t x = held_number(item_held(a)), y = held_number(item_held(b));
     return x < y ? -1 : x > y;
 }
 
-/* e[0..n) put in the keyed order (in place): back in number order if they
- * are not, then rf_keyed_sort with their positions as values. */
-static int order_entries(rf_engine_gather *g, const unsigned char **e, size_t n,
-                         rf_engine_error *err)
+/* A tie a[0..m) (equal keys) put in the keyed order: its entries in number
+ * order, ranked, and shuffled by rf_keyed_sort with the ranks as values. */
+static int order_tie(rf_engine_gather *g, rf_keyed *a, size_t m, rf_engine_error *err)
 {
-    for (size_t i = 1; i < n; i++) {
-        if (entry_number(e[i]) <= entry_number(e[i - 1])) {
-            qsort(e, n, sizeof *e, by_number);
-            break;
-        }
-    }
-    for (size_t i = 1; i < n; i++)
-        if (entry_number(e[i]) == entry_number(e[i - 1]))
+    qsort(a, m, sizeof *a, by_number);
+    for (size_t i = 1; i < m; i++)
+        if (held_number(item_held(&a[i])) == held_number(item_held(&a[i - 1])))
             return bad_packets(err); /* one record sent twice */
-    rf_keyed *a = malloc((n ? n : 1) * sizeof *a);
-    const unsigned char **copy = malloc((n ? n : 1) * sizeof *copy);
-    if (!a || !copy) {
-        free(a);
-        free(copy);
+    uint64_t *addr = malloc(m * sizeof *addr);
+    if (!addr)
         return rfi_engine_nomem(err);
+    for (size_t i = 0; i < m; i++) {
+        addr[i] = a[i].val;
+        a[i].val = i;
     }
-    for (size_t i = 0; i < n; i++)
-        a[i] = (rf_keyed){entry_key(e[i]), i};
-    const rf_status st = rf_keyed_sort(&g->order, a, n, g->threads);
-    if (st == RF_OK) {
-        memcpy(copy, e, n * sizeof *e);
-        for (size_t i = 0; i < n; i++)
-            e[i] = copy[a[i].val];
-    }
-    free(a);
-    free(copy);
+    const rf_status st = rf_keyed_sort(&g->order, a, m, 1);
+    for (size_t i = 0; i < m; i++)
+        a[i].val = addr[a[i].val];
+    free(addr);
     return st == RF_OK ? 0 : rfi_engine_status(err, st);
+}
+
+/* Items a[0..n) put in the keyed order (in place): sorted by key with
+ * their addresses as values, then every tie ordered again by number. */
+static int order_entries(rf_engine_gather *g, rf_keyed *a, size_t n, rf_engine_error *err)
+{
+    const rf_status st = rf_keyed_sort(&g->order, a, n, g->threads);
+    if (st != RF_OK)
+        return rfi_engine_status(err, st);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && a[j].key == a[i].key)
+            j++;
+        if (j - i > 1 && order_tie(g, a + i, j - i, err) != 0)
+            return 1;
+        i = j;
+    }
+    return 0;
 }
 
 /* End of adding: spilled gathers spill what is left; in-memory ones are
@@ -702,18 +782,7 @@ static int finish(rf_engine_gather *g, rf_engine_error *err)
         return bad_packets(err);
     if (g->root)
         return (g->held_records > 0 && spill(g, err) != 0) || close_files(g, g->root, err);
-    size_t n;
-    const unsigned char **e = held_list(g, &n);
-    if (!e)
-        return rfi_engine_nomem(err);
-    for (unsigned p = 0; p < g->parts; p++) { /* the list replaces the parts' lists */
-        free(g->pl[p].e);
-        g->pl[p].e = NULL;
-        g->pl[p].n = g->pl[p].cap = 0;
-    }
-    g->sorted = e;
-    g->nsorted = n;
-    return order_entries(g, e, n, err);
+    return order_entries(g, g->items, g->nitems, err);
 }
 
 /* What is done with each ordered batch: summed (bytes) or written. */
@@ -728,14 +797,17 @@ static int sink_error(int errnum, rf_engine_error *err)
     return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, errnum);
 }
 
-static int take_batch(struct visit *v, const unsigned char *const *e, size_t n,
-                      rf_engine_error *err)
+static int take_batch(struct visit *v, const rf_keyed *a, size_t n, rf_engine_error *err)
 {
     if ((uint64_t)n > v->left)
         n = (size_t)v->left;
     if (!v->sink) {
-        for (size_t i = 0; i < n; i++)
-            v->bytes += entry_len(e[i]);
+        for (size_t i = 0; i < n; i++) {
+            uint64_t number;
+            size_t len;
+            (void)held_decode(item_held(&a[i]), &number, &len);
+            v->bytes += len;
+        }
         v->left -= n;
         return 0;
     }
@@ -753,15 +825,18 @@ static int take_batch(struct visit *v, const unsigned char *const *e, size_t n,
              * cache miss, overlapped by asking for those ahead (as
              * rf_records_write does). */
             if (i + PREFETCH < k)
-                __builtin_prefetch(e[i + PREFETCH]);
-            rf_writer_put(w, e[i] + RFI_DIST_ENTRY, entry_len(e[i]));
+                __builtin_prefetch(item_held(&a[i + PREFETCH]));
+            uint64_t number;
+            size_t len;
+            const unsigned char *bytes = held_decode(item_held(&a[i]), &number, &len);
+            rf_writer_put(w, bytes, len);
         }
         if (w->err)
             return sink_error(w->err, err);
         const int adv = s->advance(s->ctx, k);
         if (adv)
             return sink_error(adv, err);
-        e += k;
+        a += k;
         n -= k;
         v->left -= k;
     }
@@ -770,12 +845,12 @@ static int take_batch(struct visit *v, const unsigned char *const *e, size_t n,
 
 /* A bucket file read whole; its entries listed in file order. */
 static int load_bucket(rf_engine_gather *g, const struct bucket *b, unsigned char **data,
-                       const unsigned char ***list, rf_engine_error *err)
+                       rf_keyed **list, rf_engine_error *err)
 {
     char name[PATH_MAX];
     file_name(g, b->id, name);
     *data = malloc(b->fbytes ? (size_t)b->fbytes : 1);
-    *list = malloc((size_t)b->records * sizeof **list);
+    *list = malloc((b->records ? (size_t)b->records : 1) * sizeof **list);
     if (!*data || !*list)
         return rfi_engine_nomem(err);
     const int fd = open(name, O_RDONLY | O_CLOEXEC);
@@ -795,9 +870,14 @@ static int load_bucket(rf_engine_gather *g, const struct bucket *b, unsigned cha
     }
     close(fd);
     const unsigned char *p = *data;
+    size_t left = (size_t)b->fbytes;
     for (uint64_t i = 0; i < b->records; i++) {
-        (*list)[i] = p;
-        p += RFI_DIST_ENTRY + entry_len(p);
+        size_t size;
+        if (!spilled_size(p, left, &size))
+            return temp_error(g, b->id, EIO, err); /* not the file written */
+        (*list)[i] = (rf_keyed){rfi_get_u64(p), (uint64_t)(uintptr_t)(p + 8)};
+        p += size;
+        left -= size;
     }
     return 0;
 }
@@ -812,7 +892,7 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
     char name[PATH_MAX];
     size_t cap = g->budget / 2 > MIN_ORDER ? (size_t)(g->budget / 2) : (size_t)MIN_ORDER;
     unsigned char *buf = malloc(cap);
-    const unsigned char **list = NULL;
+    rf_keyed *list = NULL;
     size_t list_cap = 0, have = 0;
     int status = 1, fd = -1;
     if (!c || !buf) {
@@ -836,20 +916,19 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
         at += (uint64_t)r;
         have += (size_t)r;
         /* the whole entries in buf[0..have) */
-        size_t n = 0, used = 0;
-        while (have - used >= RFI_DIST_ENTRY &&
-               have - used - RFI_DIST_ENTRY >= entry_len(buf + used)) {
+        size_t n = 0, used = 0, size = 0;
+        while (spilled_size(buf + used, have - used, &size)) {
             if (n == list_cap) {
                 list_cap = list_cap ? list_cap * 2 : 4096;
-                const unsigned char **nl = realloc(list, list_cap * sizeof *nl);
+                rf_keyed *nl = realloc(list, list_cap * sizeof *nl);
                 if (!nl) {
                     rfi_engine_nomem(err);
                     goto done;
                 }
                 list = nl;
             }
-            list[n++] = buf + used;
-            used += RFI_DIST_ENTRY + entry_len(buf + used);
+            list[n++] = (rf_keyed){rfi_get_u64(buf + used), (uint64_t)(uintptr_t)(buf + used + 8)};
+            used += size;
         }
         if (n > 0 && spill_into(g, c, list, n, err) != 0)
             goto done;
@@ -860,7 +939,8 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
             goto done;
         }
         if (n == 0 && have > 0) { /* an entry larger than the buffer */
-            const size_t need = have >= RFI_DIST_ENTRY ? RFI_DIST_ENTRY + entry_len(buf) : cap * 2;
+            size_t need;
+            (void)spilled_size(buf, have, &need); /* 0 while its header is not in */
             unsigned char *nb = realloc(buf, need > cap ? need : cap * 2);
             if (!nb) {
                 rfi_engine_nomem(err);
@@ -906,7 +986,7 @@ static int visit_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi, s
     if (b->child)
         return visit_set(g, b->child, v, err);
     unsigned char *data = NULL;
-    const unsigned char **list = NULL;
+    rf_keyed *list = NULL;
     int status = load_bucket(g, b, &data, &list, err) ||
                  order_entries(g, list, (size_t)b->records, err) ||
                  take_batch(v, list, (size_t)b->records, err);
@@ -928,9 +1008,14 @@ static int visit_all(rf_engine_gather *g, struct visit *v, rf_engine_error *err)
 {
     if (finish(g, err) != 0)
         return 1;
+    if (!v->sink && v->left >= g->records) { /* all: counted as they came */
+        v->bytes = g->bytes;
+        v->left -= g->records;
+        return 0;
+    }
     if (g->root)
         return visit_set(g, g->root, v, err);
-    return take_batch(v, g->sorted, (size_t)g->nsorted, err);
+    return take_batch(v, g->items, g->nitems, err);
 }
 
 rf_status rf_engine_gather_bytes(rf_engine_gather *g, uint64_t k, uint64_t *bytes,

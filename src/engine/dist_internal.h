@@ -53,6 +53,8 @@ struct dist_seg {
     uint64_t size;
     uint64_t at;
     int extra;
+    int mapped;           /* p lies in a private read-only file mapping */
+    uintptr_t released;   /* its pages below this address were given back */
 };
 
 /* The inputs as one stream of bytes: each input's bytes, followed by the
@@ -76,6 +78,12 @@ struct dist_view {
 int rfi_dist_view_open(struct dist_view *v, const rf_engine_options *o,
                        const rf_engine_input *in, size_t n, rf_engine_error *err);
 void rfi_dist_view_close(struct dist_view *v);
+/* The mapped pages wholly before logical offset `upto` given back
+ * (madvise MADV_DONTNEED), so that a part's pages do not stay resident once
+ * read.  Safe on a private read-only file mapping: a page touched again is
+ * read again from the file.  Copies in memory (pipes, the caller's bytes)
+ * are kept. */
+void rfi_dist_view_release(struct dist_view *v, uint64_t upto);
 /* 0, or 1 with RF_ENGINE_OP_CHANGED recorded if a regular input changed. */
 int rfi_dist_view_check(struct dist_view *v);
 

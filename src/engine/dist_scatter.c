@@ -7,7 +7,9 @@
  * come before it.  Each round walks records in order and appends each as an
  * entry (key, number, length, bytes) to its owner's frame, until one no
  * longer fits `room`; each owner thus receives its records in increasing
- * number order, which the gather relies on for ties. */
+ * number order, which the gather relies on for ties.  The input pages
+ * behind a round are given back (rfi_dist_view_release), so that a part's
+ * bytes are not resident beside its gather. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -217,6 +219,9 @@ rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room, const void *
         if (r == 0)
             break;
     }
+    /* the records handed out are copied into the frames: their input pages
+     * are not needed again */
+    rfi_dist_view_release(&s->v, s->pos);
     for (unsigned d = 0; d < s->owners; d++) {
         finish_frame(s, d, &s->out[d]);
         out[d] = s->out[d].p;

@@ -56,7 +56,7 @@ static void add_seg(struct dist_view *v, const void *p, uint64_t size)
         return;
     const unsigned char *b = p;
     struct dist_seg *s = &v->seg[v->nseg++];
-    *s = (struct dist_seg){b, size, v->total, b[size - 1] != v->delim};
+    *s = (struct dist_seg){b, size, v->total, b[size - 1] != v->delim, 0, 0};
     v->total += size + (uint64_t)s->extra;
 }
 
@@ -110,6 +110,8 @@ static int map_file(struct dist_view *v, int fd, const struct stat *st, uint64_t
     v->maps[v->nmaps] = m;
     v->map_len[v->nmaps++] = (size_t)size;
     add_seg(v, (unsigned char *)m + off, size - off);
+    v->seg[v->nseg - 1].mapped = 1;
+    v->seg[v->nseg - 1].released = (uintptr_t)m;
     return 0;
 }
 
@@ -225,6 +227,21 @@ void rfi_dist_view_close(struct dist_view *v)
 int rfi_dist_view_check(struct dist_view *v)
 {
     return rfi_watch_check(&v->watch, v->err);
+}
+
+void rfi_dist_view_release(struct dist_view *v, uint64_t upto)
+{
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    for (size_t i = 0; i < v->nseg && v->seg[i].at < upto; i++) {
+        struct dist_seg *s = &v->seg[i];
+        if (!s->mapped)
+            continue;
+        const uint64_t in = upto - s->at < s->size ? upto - s->at : s->size;
+        const uintptr_t end = ((uintptr_t)s->p + (uintptr_t)in) & ~(page - 1);
+        if (end > s->released &&
+            madvise((void *)s->released, (size_t)(end - s->released), MADV_DONTNEED) == 0)
+            s->released = end;
+    }
 }
 
 size_t rfi_dist_seg_of(const struct dist_view *v, uint64_t at)
