@@ -19,9 +19,10 @@
 
 /* Bytes per owner per round, by default: 16 MiB out of each rank per round
  * whatever P, between 64 KiB and 4 MiB per owner.  The round's buffers (the
- * scatter's packets, their copy in owner order, what comes in: about three
- * times that) then stay within the 64 MiB that the memory target allows
- * beside the records, and messages of 64 KiB and more keep the latency of
+ * scatter's packets and what comes in, plus a copy of the packets when
+ * they cannot be sent in place: at most about three times that) then stay
+ * within the 64 MiB that the memory target allows beside the records, and
+ * messages of 64 KiB and more keep the latency of
  * a collective (tens of microseconds) negligible against the bytes.
  * RIFFLE_MPI_ROUND_BYTES sets it (the tests use tiny rounds). */
 #define ROUND_TOTAL ((size_t)16 << 20)
@@ -128,8 +129,9 @@ static const void *in_place(const struct job *j, const struct round *r)
 }
 
 /* The send side of a round: counts and displacements from the scatter's
- * packets, and one buffer holding them in owner order -- the scatter's own
- * when its packets are already one block in that order.  Returns the
+ * packets, and the buffer they are taken from -- the scatter's own when its
+ * packets are one block in owner order or all lie within reach of the
+ * lowest (in_place), else a copy of them in owner order.  Returns the
  * buffer, or NULL with the failure recorded. */
 static const void *pack(struct job *j, struct round *r)
 {
