@@ -85,7 +85,7 @@ static void round_free(struct round *r)
  * total varies by a few records from round to round, and growing to the
  * exact need would replace the buffer at every new maximum -- a fresh
  * mapping from malloc, every page of it faulted in again by the copy that
- * fills it (page faults were a third of a rank's at P = 2). */
+ * fills it. */
 static int reserve(unsigned char **buf, size_t *cap, size_t need)
 {
     if (need <= *cap)
