@@ -19,9 +19,10 @@
 
 /* Bytes per owner per round, by default: 16 MiB out of each rank per round
  * whatever P, between 64 KiB and 4 MiB per owner.  The round's buffers (the
- * scatter's packets, their copy in owner order, what comes in: about three
- * times that) then stay within the 64 MiB that the memory target allows
- * beside the records, and messages of 64 KiB and more keep the latency of
+ * scatter's packets and what comes in, plus a copy of the packets when
+ * they cannot be sent in place: at most about three times that) then stay
+ * within the 64 MiB that the memory target allows beside the records, and
+ * messages of 64 KiB and more keep the latency of
  * a collective (tens of microseconds) negligible against the bytes.
  * RIFFLE_MPI_ROUND_BYTES sets it (the tests use tiny rounds). */
 #define ROUND_TOTAL ((size_t)16 << 20)
@@ -48,6 +49,7 @@ struct round {
     size_t scap, rcap;
     size_t *len;
     const void **out;
+    MPI_Aint *addr; /* the packets' addresses, for in_place */
 };
 
 static int round_init(struct round *r, int size)
@@ -60,7 +62,10 @@ static int round_init(struct round *r, int size)
     r->rdispl = calloc(n, sizeof *r->rdispl);
     r->len = calloc(n, sizeof *r->len);
     r->out = calloc(n, sizeof *r->out);
-    return r->scount && r->sdispl && r->rcount && r->rdispl && r->len && r->out ? 0 : -1;
+    r->addr = calloc(n, sizeof *r->addr);
+    return r->scount && r->sdispl && r->rcount && r->rdispl && r->len && r->out && r->addr
+               ? 0
+               : -1;
 }
 
 static void round_free(struct round *r)
@@ -71,23 +76,62 @@ static void round_free(struct round *r)
     free(r->rdispl);
     free(r->len);
     free(r->out);
+    free(r->addr);
     free(r->sbuf);
     free(r->rbuf);
 }
 
+/* A buffer that only grows, with an eighth more than asked: a round's
+ * total varies by a few records from round to round, and growing to the
+ * exact need would replace the buffer at every new maximum -- a fresh
+ * mapping from malloc, every page of it faulted in again by the copy that
+ * fills it. */
 static int reserve(unsigned char **buf, size_t *cap, size_t need)
 {
     if (need <= *cap)
         return 0;
     free(*buf);
-    *buf = malloc(need);
-    *cap = *buf ? need : 0;
+    const size_t want = need + need / 8 >= need ? need + need / 8 : need;
+    *buf = malloc(want);
+    *cap = *buf ? want : 0;
     return *buf ? 0 : -1;
 }
 
+/* The displacements of the packets from the lowest of them, when they all
+ * fit MPI's int: the send then reads the scatter's frames where they lie,
+ * wherever the allocator put them, instead of a copy of them in one block.
+ * MPI_Get_address and MPI_Aint_diff are MPI's portable address arithmetic
+ * (MPI 3.1, section 4.1.5).  Returns the lowest packet, or NULL when they
+ * do not fit (or there are none). */
+static const void *in_place(const struct job *j, const struct round *r)
+{
+    int low = -1;
+    MPI_Aint base = 0, *at = r->addr;
+    for (int d = 0; d < j->size; d++) {
+        if (r->len[d] == 0)
+            continue;
+        MPI_Get_address(r->out[d], &at[d]);
+        if (low < 0 || MPI_Aint_diff(at[d], base) < 0)
+            low = d, base = at[d];
+    }
+    if (low < 0)
+        return NULL;
+    for (int d = 0; d < j->size; d++) {
+        if (r->len[d] == 0)
+            continue;
+        const MPI_Aint off = MPI_Aint_diff(at[d], base);
+        if ((size_t)off > (size_t)INT_MAX - r->len[d])
+            return NULL;
+    }
+    for (int d = 0; d < j->size; d++)
+        r->sdispl[d] = r->len[d] ? (int)MPI_Aint_diff(at[d], base) : 0;
+    return r->out[low];
+}
+
 /* The send side of a round: counts and displacements from the scatter's
- * packets, and one buffer holding them in owner order -- the scatter's own
- * when its packets are already one block in that order.  Returns the
+ * packets, and the buffer they are taken from -- the scatter's own when its
+ * packets are one block in owner order or all lie within reach of the
+ * lowest (in_place), else a copy of them in owner order.  Returns the
  * buffer, or NULL with the failure recorded. */
 static const void *pack(struct job *j, struct round *r)
 {
@@ -108,6 +152,9 @@ static const void *pack(struct job *j, struct round *r)
     j->st.sent += total;
     if (total == 0 || (contiguous && r->len[0] > 0))
         return total ? r->out[0] : r->sbuf;
+    const void *base = in_place(j, r);
+    if (base)
+        return base;
     if (reserve(&r->sbuf, &r->scap, total) != 0) {
         job_fail(j, "memory exhausted");
         return NULL;
