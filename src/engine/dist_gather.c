@@ -18,7 +18,11 @@
  * those pass the budget, every held record is spilled: cut by key into NB
  * buckets (ranges of the owner's keys, so the buckets in order are the keys
  * in order and a tie never crosses two) and each bucket's run appended to
- * its file, a record as its key (8 bytes) then as held.  A bucket file is
+ * its file, a record as its key (8 bytes) then as held.  The files are
+ * temp.h's, as the external engine's: unnamed where the file system allows
+ * (a kill -9 leaves nothing), else numbered files of a directory announced
+ * to the temp callback; each stays open until its bucket is split or the
+ * gather ends, since an unnamed file has no name to reopen.  A bucket file is
  * read back whole and ordered as above.  A bucket
  * still too large for the budget is split the same way into NB buckets of
  * its own key range (riffle.h, "Keyed order": the order inside a key range
