@@ -319,8 +319,8 @@ gather_killed_spilled() {
 @test "gather killed with SIGKILL while spilled leaves nothing in -T (O_TMPFILE)" {
     unnamed_here || skip "the file system of $T has no O_TMPFILE"
     gather_killed_spilled
-    [ "$OPEN" -ge 2 ]  # its bucket files were open there ...
-    [ -z "$NAMES" ]    # ... and had no name
+    [ -z "$NAMES" ]    # no name in -T while spilled ...
+    [ "$OPEN" -ge 2 ]  # ... though its bucket files were open there
     [ -z "$(ls -A "$T/tmp")" ]
 }
 
