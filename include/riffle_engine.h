@@ -583,6 +583,10 @@ RF_API int rf_engine_gather_owner(const rf_engine_gather *g, unsigned *owner, un
 /* Records added so far (after the last add: the owner's records). */
 RF_API uint64_t rf_engine_gather_records(const rf_engine_gather *g);
 
+/* The temporary files the gather has made so far, named or unnamed (the
+ * temp callback sees named ones only): for statistics. */
+RF_API uint64_t rf_engine_gather_temp_files(const rf_engine_gather *g);
+
 /* *bytes = the bytes of the first k records of this owner's order (k larger
  * than the records: all of them), what rf_engine_gather_write(g, k, ...)
  * writes -- for the offsets of a count or of split parts before anything is

@@ -527,6 +527,11 @@ void rf_engine_gather_close(rf_engine_gather *g)
     free(g);
 }
 
+uint64_t rf_engine_gather_temp_files(const rf_engine_gather *g)
+{
+    return g ? g->t.files : 0;
+}
+
 int rf_engine_gather_owner(const rf_engine_gather *g, unsigned *owner, unsigned *owners)
 {
     if (!g || !g->have_owner)

@@ -1116,7 +1116,10 @@ static void temp_unnamed(void **state)
             assert_int_equal(dir_entries(dir), 0);
             assert_true(fds_in(dir) >= 2); /* the bucket files, open */
             assert_int_equal(t.made + t.gone, 0);
+        } else {
+            assert_int_equal(rf_engine_gather_temp_files(g), t.files);
         }
+        assert_true(rf_engine_gather_temp_files(g) >= 2);
         gather_out(g, RF_ENGINE_ALL, &want[named]);
         if (!named)
             assert_int_equal(dir_entries(dir), 0);
