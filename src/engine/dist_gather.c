@@ -28,14 +28,8 @@
  * its own key range (riffle.h, "Keyed order": the order inside a key range
  * depends on its entries only). */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/thread.h"
