@@ -225,6 +225,7 @@ int cmd_gather(int argc, char **argv)
     eo.tmpdir = o.tmpdir;
     eo.threads = o.threads;
     eo.temp = cleanup_engine_temp;
+    eo.named_temps = cli_named_temps();
     struct shuf_opts so;
     memset(&so, 0, sizeof so);
     so.output = o.output;

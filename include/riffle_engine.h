@@ -44,12 +44,12 @@
  * directory.  Not covered: the `header` records, which go to the sink's
  * begin in one piece and are held whatever their length.
  *
- * Temporary files.  The external engine's bucket files, and the spill file
- * of either engine (made at the first record too long to hold).  Where the
- * temporary directory's file system takes them they are unnamed (open(2)
- * with O_TMPFILE): they have no name in any directory, and the kernel frees
- * them when the run closes them or however the process ends, kill -9
- * included.  Where it refuses them (EOPNOTSUPP, EISDIR, EINVAL: vfat, some
+ * Temporary files.  The external engine's bucket files, the spill file
+ * of either engine (made at the first record too long to hold), and the
+ * distributed gather's bucket files.  Where the temporary directory's file
+ * system takes them they are unnamed (open(2) with O_TMPFILE): they have no
+ * name in any directory, and the kernel frees them when the run closes them
+ * or however the process ends, kill -9 included.  Where it refuses them (EOPNOTSUPP, EISDIR, EINVAL: vfat, some
  * network file systems, kernels before 3.11), or the options ask
  * (named_temps), they are the numbered files of a fresh directory
  * DIR/riffle-XXXXXX, announced to the temp callback; those a process killed
@@ -541,9 +541,12 @@ RF_API void rf_engine_scatter_close(rf_engine_scatter *s);
  * written.  Records are held in memory up to about o->memory (their bytes,
  * a few bytes of number and length, and 16 bytes per record for the
  * order); beyond it, everything held is spilled to bucket files
- * (ranges of this owner's keys) in a fresh directory riffle-XXXXXX under
- * o->tmpdir ($TMPDIR, /tmp), announced through o->temp exactly as
- * rf_engine_shuffle announces its files.  At the first rf_engine_gather_bytes
+ * (ranges of this owner's keys) in o->tmpdir ($TMPDIR, /tmp): temporary
+ * files as rf_engine_shuffle makes them ("Temporary files": unnamed where
+ * the file system allows, else or with o->named_temps in a fresh directory
+ * riffle-XXXXXX announced through o->temp).  Each bucket file keeps a
+ * descriptor open until the bucket is split or the gather is closed (the
+ * soft limit of open files is raised to the hard one).  At the first rf_engine_gather_bytes
  * or _write the buckets are ordered one at a time (one still larger than the
  * budget is split again by its keys).  Every temporary file is removed by
  * rf_engine_gather_close, and on a failure as soon as it happens.  The order
@@ -579,6 +582,10 @@ RF_API int rf_engine_gather_owner(const rf_engine_gather *g, unsigned *owner, un
 
 /* Records added so far (after the last add: the owner's records). */
 RF_API uint64_t rf_engine_gather_records(const rf_engine_gather *g);
+
+/* The temporary files the gather has made so far, named or unnamed (the
+ * temp callback sees named ones only): for statistics. */
+RF_API uint64_t rf_engine_gather_temp_files(const rf_engine_gather *g);
 
 /* *bytes = the bytes of the first k records of this owner's order (k larger
  * than the records: all of them), what rf_engine_gather_write(g, k, ...)

@@ -56,7 +56,7 @@ enum job_phase { PH_COUNT, PH_EXCHANGE, PH_SIZES, PH_WRITE, PH_COMMIT, PH_N };
 struct job_stats {
     double seconds[PH_N];
     uint64_t sent, received, records, rounds;
-    unsigned long temp_files; /* the most the gather had */
+    uint64_t temp_files;      /* the gather made (rf_engine_gather_temp_files) */
 };
 
 struct job {

@@ -223,12 +223,11 @@ static void on_engine_progress(void *ctx, rf_engine_phase ph, uint64_t done, uin
     job_progress(ctx, ph == RF_ENGINE_WRITE ? "write" : "order", done, total);
 }
 
-/* The temporaries the gather announces: guarded, and counted for --stats. */
+/* The named temporaries the gather announces: guarded (unnamed ones need
+ * no guard). */
 static int on_temp(void *ctx, const char *dir, unsigned long files)
 {
-    struct job *j = ctx;
-    if (dir && files > j->st.temp_files)
-        j->st.temp_files = files;
+    (void)ctx;
     return cleanup_on_temp(NULL, dir, files);
 }
 
@@ -303,6 +302,8 @@ static int run(struct job *j)
     j->st.seconds[PH_COMMIT] = now() - t;
 done:
     job_progress_end(j);
+    if (g)
+        j->st.temp_files = rf_engine_gather_temp_files(g);
     rf_engine_gather_close(g);
     job_output_close(j, out);
     if (j->opts->stats)

@@ -18,25 +18,24 @@
  * those pass the budget, every held record is spilled: cut by key into NB
  * buckets (ranges of the owner's keys, so the buckets in order are the keys
  * in order and a tie never crosses two) and each bucket's run appended to
- * its file, a record as its key (8 bytes) then as held.  A bucket file is
+ * its file, a record as its key (8 bytes) then as held.  The files are
+ * temp.h's, as the external engine's: unnamed where the file system allows
+ * (a kill -9 leaves nothing), else numbered files of a directory announced
+ * to the temp callback; each stays open until its bucket is split or the
+ * gather ends, since an unnamed file has no name to reopen.  A bucket file is
  * read back whole and ordered as above.  A bucket
  * still too large for the budget is split the same way into NB buckets of
  * its own key range (riffle.h, "Keyed order": the order inside a key range
  * depends on its entries only). */
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/thread.h"
 #include "dist_internal.h"
 #include "engine_internal.h"
+#include "temp.h"
 
 /* Buckets per spill: one byte of bucket number per entry while cutting. */
 #define NB 256u
@@ -70,7 +69,8 @@ struct part_list {
 struct bucket {
     unsigned long id;        /* file number, when it has a file */
     int has_file;
-    int fd;                  /* open for appending while spills go on, else -1 */
+    int fd;                  /* its file, written at its end (the descriptor's
+                                offset) and read with pread; -1 once split */
     uint64_t records, bytes; /* record bytes */
     uint64_t fbytes;         /* file bytes (entries) */
     struct spill_set *child; /* split again */
@@ -90,8 +90,6 @@ struct rf_engine_gather {
     uint64_t budget;
     unsigned threads;
     const char *tmpdir;
-    rf_engine_temp_fn *temp;
-    void *temp_ctx;
     struct part_list *pl;
     struct block *blocks;
     rf_keyed *items;         /* the held entries (key, address); ordered at the end */
@@ -100,9 +98,8 @@ struct rf_engine_gather {
     uint64_t records, bytes; /* added in all */
     int finished, failed;
     /* spilling */
-    char dir[PATH_MAX - 32];
-    int made;
-    unsigned long files;
+    struct engine eng;       /* the temporary files' settings, for temp.h */
+    struct temps t;          /* opened at the first spill */
     struct spill_set *root;
     unsigned char *wbuf;
 };
@@ -224,91 +221,58 @@ static uint64_t bucket_high(uint64_t lo, uint64_t hi, unsigned b)
 }
 
 /* ------------------------------------------------------------------------ */
-/* Temporary files (as the external engine makes them: external.c)          */
+/* Temporary files (temp.h, as the external engine's: unnamed where the file
+ * system allows, else numbered files of a directory riffle-XXXXXX)          */
 
-static void file_name(const rf_engine_gather *g, unsigned long id, char *out)
+/* The files, their errors recorded in err (each call has its own). */
+static struct temps *temps(rf_engine_gather *g, rf_engine_error *err)
 {
-    snprintf(out, PATH_MAX, "%s/%lu", g->dir, id);
+    g->eng.err = err;
+    return &g->t;
 }
 
-static int temp_error(const rf_engine_gather *g, unsigned long id, int errnum,
-                      rf_engine_error *err)
+static int temp_error(rf_engine_gather *g, unsigned long id, int errnum, rf_engine_error *err)
 {
-    char name[PATH_MAX];
-    file_name(g, id, name);
-    return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, name, errnum);
+    return rfi_temps_error(temps(g, err), id, errnum);
 }
 
-static int announce(const rf_engine_gather *g)
-{
-    return g->temp ? g->temp(g->temp_ctx, g->dir, g->files) : 0;
-}
-
-/* The directory, announced with this thread's signals blocked, so that no
- * handler runs between its creation and the caller's knowing it. */
-static int make_dir(rf_engine_gather *g, rf_engine_error *err)
-{
-    if ((size_t)snprintf(g->dir, sizeof g->dir, "%s/riffle-XXXXXX", g->tmpdir) >= sizeof g->dir)
-        return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, g->tmpdir, ENAMETOOLONG);
-    sigset_t all, old;
-    sigfillset(&all);
-    const int masked = pthread_sigmask(SIG_BLOCK, &all, &old) == 0;
-    const int made = mkdtemp(g->dir) != NULL;
-    const int e = errno;
-    const int refused = made ? announce(g) : 0;
-    if (masked)
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!made || refused) {
-        if (made)
-            rmdir(g->dir);
-        return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_TEMP_DIR, g->tmpdir,
-                               made ? refused : e);
-    }
-    g->made = 1;
-    return 0;
-}
-
-/* Every numbered file and the directory removed; the caller told.  Returns
- * 0 or the first errno value other than ENOENT. */
-static int remove_dir(rf_engine_gather *g)
-{
-    if (!g->made)
-        return 0;
-    int first = 0;
-    for (unsigned long id = 0; id < g->files; id++) {
-        char name[PATH_MAX];
-        file_name(g, id, name);
-        if (unlink(name) != 0 && errno != ENOENT && !first)
-            first = errno;
-    }
-    if (rmdir(g->dir) == 0)
-        first = 0;
-    else if (errno != ENOENT && !first)
-        first = errno;
-    g->made = 0;
-    if (g->temp)
-        (void)g->temp(g->temp_ctx, NULL, 0);
-    return first;
-}
-
-/* A bucket's file, created (announced first) at its first run and kept open
- * until the spills into its set end (close_files): NB descriptors at most
- * per set, and one set fills at a time. */
+/* A bucket's file, created at its first run.  Its descriptor stays open
+ * until the bucket is split or the gather ends, as an unnamed file can
+ * only be reached through it: one descriptor per bucket file, NB per set
+ * (the file limit is raised as the external engine raises it). */
 static int open_bucket(rf_engine_gather *g, struct bucket *b, rf_engine_error *err)
 {
     if (b->fd >= 0)
         return 0;
-    if (b->has_file) /* its set was closed: no more runs go to it */
+    if (b->has_file) /* split: no more runs go to it */
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
-    char name[PATH_MAX];
-    b->id = g->files++;
-    const int refused = announce(g);
-    if (refused)
-        return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_TEMP_FILE, g->dir, refused);
+    if (rfi_temps_create(temps(g, err), &b->id, &b->fd) != 0)
+        return 1;
     b->has_file = 1;
-    file_name(g, b->id, name);
-    b->fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
-    return b->fd < 0 ? temp_error(g, b->id, errno, err) : 0;
+    return 0;
+}
+
+/* Every bucket file of s and its children closed (an unnamed one is gone
+ * with it) and, if named, unlinked. */
+static void close_files(rf_engine_gather *g, struct spill_set *s)
+{
+    if (!s)
+        return;
+    for (unsigned b = 0; b < NB; b++) {
+        if (s->b[b].fd >= 0) {
+            close(s->b[b].fd);
+            rfi_temps_unlink(&g->t, s->b[b].id);
+        }
+        s->b[b].fd = -1;
+        close_files(g, s->b[b].child);
+    }
+}
+
+/* Every temporary file gone, and the caller told (temp.h). */
+static void remove_temps(rf_engine_gather *g)
+{
+    close_files(g, g->root);
+    (void)rfi_temps_close(&g->t);
 }
 
 static int write_all(int fd, const unsigned char *p, size_t len)
@@ -362,19 +326,6 @@ static int write_run(rf_engine_gather *g, struct bucket *b, const rf_keyed *a, s
     if (!werr && used > 0)
         werr = write_all(fd, g->wbuf, used);
     return werr ? temp_error(g, b->id, werr, err) : 0;
-}
-
-/* The set's files closed: its spills are over.  Returns 0, or 1 with the
- * first failed close recorded (a delayed write error). */
-static int close_files(rf_engine_gather *g, struct spill_set *s, rf_engine_error *err)
-{
-    int status = 0;
-    for (unsigned b = 0; b < NB; b++) {
-        if (s->b[b].fd >= 0 && close(s->b[b].fd) != 0 && !status)
-            status = temp_error(g, s->b[b].id, errno, err);
-        s->b[b].fd = -1;
-    }
-    return status;
 }
 
 static struct spill_set *new_set(uint64_t lo, uint64_t hi)
@@ -499,8 +450,11 @@ static void drop_held(rf_engine_gather *g)
 /* Everything held to bucket files. */
 static int spill(rf_engine_gather *g, rf_engine_error *err)
 {
-    if (!g->made && make_dir(g, err) != 0)
-        return 1;
+    if (!g->t.ready) {
+        rfi_raise_file_limit(); /* a descriptor per bucket file */
+        if (rfi_temps_open(temps(g, err), &g->eng) != 0)
+            return 1;
+    }
     if (!g->root && !(g->root = new_set(g->klo, g->khi)))
         return rfi_engine_nomem(err);
     if (!g->wbuf && !(g->wbuf = malloc(WRITE_BUF)))
@@ -546,8 +500,10 @@ rf_status rf_engine_gather_open(rf_engine_gather **gp, const rf_engine_options *
     g->budget = o->memory ? o->memory : rf_engine_default_memory();
     g->threads = rfi_threads(o->threads);
     g->tmpdir = o->tmpdir ? o->tmpdir : default_tmpdir();
-    g->temp = o->temp;
-    g->temp_ctx = o->temp_ctx;
+    g->eng.tmpdir = g->tmpdir;
+    g->eng.named_temps = o->named_temps;
+    g->eng.temp = o->temp;
+    g->eng.temp_ctx = o->temp_ctx;
     *gp = g;
     return RF_OK;
 }
@@ -556,13 +512,18 @@ void rf_engine_gather_close(rf_engine_gather *g)
 {
     if (!g)
         return;
-    (void)remove_dir(g);
+    remove_temps(g);
     drop_held(g);
     free(g->pl);
     free_set(g->root);
     free(g->wbuf);
     memset(&g->order, 0, sizeof g->order);
     free(g);
+}
+
+uint64_t rf_engine_gather_temp_files(const rf_engine_gather *g)
+{
+    return g ? g->t.files : 0;
 }
 
 int rf_engine_gather_owner(const rf_engine_gather *g, unsigned *owner, unsigned *owners)
@@ -683,11 +644,7 @@ static int add_frames(rf_engine_gather *g, unsigned from, const unsigned char *p
 static rf_status failed(rf_engine_gather *g, rf_engine_error *err)
 {
     g->failed = 1;
-    if (g->root) {
-        rf_engine_error ignored = {0};
-        (void)close_files(g, g->root, &ignored);
-    }
-    (void)remove_dir(g);
+    remove_temps(g);
     return err->status;
 }
 
@@ -781,7 +738,7 @@ static int finish(rf_engine_gather *g, rf_engine_error *err)
     if (!parts_in_order(g))
         return bad_packets(err);
     if (g->root)
-        return (g->held_records > 0 && spill(g, err) != 0) || close_files(g, g->root, err);
+        return g->held_records > 0 && spill(g, err) != 0;
     return order_entries(g, g->items, g->nitems, err);
 }
 
@@ -847,28 +804,20 @@ static int take_batch(struct visit *v, const rf_keyed *a, size_t n, rf_engine_er
 static int load_bucket(rf_engine_gather *g, const struct bucket *b, unsigned char **data,
                        rf_keyed **list, rf_engine_error *err)
 {
-    char name[PATH_MAX];
-    file_name(g, b->id, name);
     *data = malloc(b->fbytes ? (size_t)b->fbytes : 1);
     *list = malloc((b->records ? (size_t)b->records : 1) * sizeof **list);
     if (!*data || !*list)
         return rfi_engine_nomem(err);
-    const int fd = open(name, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return temp_error(g, b->id, errno, err);
+    const int fd = b->fd;
     uint64_t at = 0;
     while (at < b->fbytes) {
         const ssize_t r = pread(fd, *data + at, (size_t)(b->fbytes - at), (off_t)at);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r <= 0) {
-            const int e = r < 0 ? errno : EIO;
-            close(fd);
-            return temp_error(g, b->id, e, err);
-        }
+        if (r <= 0)
+            return temp_error(g, b->id, r < 0 ? errno : EIO, err);
         at += (uint64_t)r;
     }
-    close(fd);
     const unsigned char *p = *data;
     size_t left = (size_t)b->fbytes;
     for (uint64_t i = 0; i < b->records; i++) {
@@ -889,19 +838,14 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
 {
     struct bucket *b = &s->b[bi];
     struct spill_set *c = new_set(bucket_low(s->lo, s->hi, bi), bucket_high(s->lo, s->hi, bi));
-    char name[PATH_MAX];
     size_t cap = g->budget / 2 > MIN_ORDER ? (size_t)(g->budget / 2) : (size_t)MIN_ORDER;
     unsigned char *buf = malloc(cap);
     rf_keyed *list = NULL;
     size_t list_cap = 0, have = 0;
-    int status = 1, fd = -1;
+    const int fd = b->fd;
+    int status = 1;
     if (!c || !buf) {
         rfi_engine_nomem(err);
-        goto done;
-    }
-    file_name(g, b->id, name);
-    if ((fd = open(name, O_RDONLY | O_CLOEXEC)) < 0) {
-        temp_error(g, b->id, errno, err);
         goto done;
     }
     for (uint64_t at = 0; at < b->fbytes || have > 0;) {
@@ -950,15 +894,13 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
             cap = need > cap ? need : cap * 2;
         }
     }
-    if (close_files(g, c, err) != 0)
-        goto done;
     b->child = c;
     c = NULL;
-    unlink(name); /* its entries are in the child's files now */
+    close(b->fd); /* its entries are in the child's files now */
+    b->fd = -1;
+    rfi_temps_unlink(&g->t, b->id);
     status = 0;
 done:
-    if (fd >= 0)
-        close(fd);
     free_set(c);
     free(buf);
     free(list);

@@ -811,17 +811,6 @@ static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigne
 /* ------------------------------------------------------------------------ */
 /* The run                                                                  */
 
-/* Two files per bucket at most 2 * 256 at a time, plus the inputs and the
- * outputs (--split parts): ask for the hard limit. */
-static void raise_file_limit(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        (void)setrlimit(RLIMIT_NOFILE, &rl);
-    }
-}
-
 /* Pass 1 over the input: every record after the header to its bucket. */
 struct walk {
     struct ext *x;
@@ -846,7 +835,7 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     int status = 1;
     if (!s)
         return rfi_engine_nomem(e->err);
-    raise_file_limit();
+    rfi_raise_file_limit(); /* two files per bucket, 2 * 256 at a time at most */
     rfi_spill_init(&x.spill, &x.t);
     if (rfi_temps_open(&x.t, e) != 0) {
         free(s);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "engine_internal.h"
@@ -145,6 +146,15 @@ int rfi_temps_close(struct temps *t)
     if (t->e->temp)
         (void)t->e->temp(t->e->temp_ctx, NULL, 0);
     return first;
+}
+
+void rfi_raise_file_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        (void)setrlimit(RLIMIT_NOFILE, &rl);
+    }
 }
 
 int rfi_write_at(int fd, const void *p, size_t len, uint64_t at)

@@ -44,6 +44,11 @@ void rfi_temps_unlink(const struct temps *t, unsigned long id);
  * callback.  Returns 0, or the first errno value other than ENOENT. */
 int rfi_temps_close(struct temps *t);
 
+/* Ask for the hard limit of open files: the engines keep a descriptor
+ * per temporary file they still need, hundreds at a time, beside the
+ * caller's inputs and outputs. */
+void rfi_raise_file_limit(void);
+
 /* Write p[0..len) at offset `at` of fd.  Returns 0 or an errno value. */
 int rfi_write_at(int fd, const void *p, size_t len, uint64_t at);
 

@@ -5,10 +5,17 @@
 # with -z, --header, several files and empty input; a task run twice writes
 # the same bytes; errors are clear, exit non-zero and leave nothing behind.
 
+load ../lib/bg_jobs
+
 setup() {
     : "${RIFFLE:=${BUILD:-build}/riffle}"
     export LC_ALL=C
     T="$BATS_TEST_TMPDIR"
+}
+
+teardown() {
+    exec 8<&- 2> /dev/null || true
+    bg_cleanup
 }
 
 # The three steps one task after another: dist DIR P [options] -- FILE...
@@ -265,4 +272,72 @@ only_transport_files() {
     [ "$status" -eq 1 ]
     [[ "$output" == *"$T/nodir/count.0: No such file or directory"* ]]
     [ ! -e "$T/nodir" ]
+}
+
+# The file system of $T gives unnamed files (O_TMPFILE).
+unnamed_here() {
+    /usr/bin/python3 -c 'import os, sys
+os.close(os.open(sys.argv[1], os.O_TMPFILE | os.O_WRONLY, 0o600))' "$T" 2> /dev/null
+}
+
+# open_in PID DIR: how many of PID's descriptors are open on files in DIR.
+open_in() {
+    local fd n=0
+    for fd in /proc/"$1"/fd/*; do
+        case "$(readlink "$fd" 2> /dev/null)" in "$2"/*) n=$((n + 1)) ;; esac
+    done
+    echo "$n"
+}
+
+# gather_killed_spilled: one task's gather of 2.7 MB under --memory=16K
+# writes to a FIFO; once its first byte is read the gather has spilled
+# everything and is writing, its bucket files open, and it blocks on the
+# FIFO (nothing more is read).  Then SIGKILL.  Sets OPEN to the number of
+# its descriptors on files in $T/tmp at that moment, NAMES to what $T/tmp
+# held then.
+gather_killed_spilled() {
+    local pid first
+    seq 1 400000 > "$T/a"
+    mkdir -p "$T/d" "$T/tmp"
+    "$RIFFLE" scatter --count --task=0 --tasks=1 --dir="$T/d" "$T/a"
+    "$RIFFLE" scatter --task=0 --tasks=1 --dir="$T/d" --seed=3 "$T/a"
+    mkfifo "$T/fifo"
+    default_signals "$RIFFLE" gather --task=0 --tasks=1 --dir="$T/d" --seed=3 --memory=16K \
+        -T "$T/tmp" > "$T/fifo" 3>&- &
+    pid=$!
+    bg_track "$pid"
+    exec 8< "$T/fifo"
+    read -r -N 1 -u 8 first
+    OPEN=$(open_in "$pid" "$T/tmp")
+    NAMES=$(ls -A "$T/tmp")
+    kill -KILL "$pid"
+    bg_reap "$pid"
+    exec 8<&-
+    [ "$BG_STATUS" -eq 137 ]
+}
+
+@test "gather killed with SIGKILL while spilled leaves nothing in -T (O_TMPFILE)" {
+    unnamed_here || skip "the file system of $T has no O_TMPFILE"
+    gather_killed_spilled
+    [ -z "$NAMES" ]    # no name in -T while spilled ...
+    [ "$OPEN" -ge 2 ]  # ... though its bucket files were open there
+    [ -z "$(ls -A "$T/tmp")" ]
+}
+
+@test "gather with named temporaries (RIFFLE_NAMED_TEMPS): same bytes, cleaned up; SIGKILL leaves the directory" {
+    seq 1 50000 > "$T/a"
+    "$RIFFLE" --seed=3 "$T/a" > "$T/want"
+    mkdir "$T/d" "$T/tmp"
+    "$RIFFLE" scatter --count --task=0 --tasks=1 --dir="$T/d" "$T/a"
+    "$RIFFLE" scatter --task=0 --tasks=1 --dir="$T/d" --seed=3 "$T/a"
+    RIFFLE_NAMED_TEMPS=1 "$RIFFLE" gather --task=0 --tasks=1 --dir="$T/d" --seed=3 \
+        --memory=16K -T "$T/tmp" > "$T/out"
+    cmp "$T/out" "$T/want"
+    [ -z "$(ls -A "$T/tmp")" ]
+    rm -r "$T/d"
+    export RIFFLE_NAMED_TEMPS=1
+    gather_killed_spilled
+    [[ "$NAMES" == riffle-?????? ]]
+    [ -n "$(ls -A "$T/tmp/$NAMES")" ]  # the fallback's leftovers, as riffle(1) FILES says
+    [ "$(ls -A "$T/tmp")" = "$NAMES" ]
 }

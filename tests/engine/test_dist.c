@@ -994,8 +994,9 @@ static void bad_tmpdir(void **state)
     buf_free(&b);
 }
 
-/* The temp callback: the directory when made, each file before it is
- * created, NULL once all is gone; and nothing is left. */
+/* Named files (forced with named_temps, as where the file system has no
+ * O_TMPFILE): the temp callback gets the directory when made, each file
+ * before it is created, NULL once all is gone; and nothing is left. */
 typedef struct tempwatch {
     int made, gone;
     unsigned long files;
@@ -1029,6 +1030,7 @@ static void temp_callback(void **state)
     tempwatch t = {0};
     o.temp = on_temp;
     o.temp_ctx = &t;
+    o.named_temps = 1;
     rf_engine_gather *g;
     rf_engine_error e;
     assert_int_equal(rf_engine_gather_open(&g, &o, 1, &e), RF_OK);
@@ -1046,6 +1048,91 @@ static void temp_callback(void **state)
     assert_int_equal(dir_entries(dir), 0);
     rmdir(dir);
     buf_free(&out);
+    buf_free(&b);
+}
+
+/* Whether dir's file system gives unnamed files (O_TMPFILE). */
+static int unnamed_in(const char *dir)
+{
+    const int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
+}
+
+/* This process's descriptors open on files in dir, whatever their names
+ * (an unnamed file's link reads "dir/#inode (deleted)"). */
+static int fds_in(const char *dir)
+{
+    DIR *d = opendir("/proc/self/fd");
+    assert_non_null(d);
+    const size_t len = strlen(dir);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        char path[512], link[4096];
+        snprintf(path, sizeof path, "/proc/self/fd/%s", e->d_name);
+        const ssize_t got = readlink(path, link, sizeof link - 1);
+        if (got > 0) {
+            link[got] = 0;
+            n += strncmp(link, dir, len) == 0 && link[len] == '/';
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* Unnamed files where the file system takes them: while the gather has
+ * spilled, its files are open but nothing has a name in the temporary
+ * directory (so a kill -9 leaves nothing), and the temp callback, which is
+ * for named files only, is never called.  The output is the named run's. */
+static void temp_unnamed(void **state)
+{
+    (void)state;
+    char dir[256];
+    fresh_dir(dir, sizeof dir);
+    if (!unnamed_in(dir)) {
+        rmdir(dir);
+        print_message("# skip: no O_TMPFILE in %s\n", dir);
+        skip();
+    }
+    buf b = {0};
+    uint64_t seed = 8;
+    gen(&b, &seed, 2000, 10, '\n', 0);
+    buf want[2] = {{0}, {0}};
+    for (int named = 0; named < 2; named++) {
+        rf_engine_options o;
+        options(&o, 1, '\n', 0, 1, dir);
+        tempwatch t = {0};
+        o.temp = on_temp;
+        o.temp_ctx = &t;
+        o.named_temps = named;
+        rf_engine_gather *g;
+        rf_engine_error e;
+        assert_int_equal(rf_engine_gather_open(&g, &o, 1, &e), RF_OK);
+        assert_int_equal(spill_into(g, &o, &b, &e), RF_OK);
+        if (!named) {
+            assert_int_equal(dir_entries(dir), 0);
+            assert_true(fds_in(dir) >= 2); /* the bucket files, open */
+            assert_int_equal(t.made + t.gone, 0);
+        } else {
+            assert_int_equal(rf_engine_gather_temp_files(g), t.files);
+        }
+        assert_true(rf_engine_gather_temp_files(g) >= 2);
+        gather_out(g, RF_ENGINE_ALL, &want[named]);
+        if (!named)
+            assert_int_equal(dir_entries(dir), 0);
+        rf_engine_gather_close(g);
+        assert_int_equal(fds_in(dir), 0);
+        assert_int_equal(dir_entries(dir), 0);
+        assert_int_equal(t.gone, named);
+    }
+    assert_int_equal(want[0].len, b.len);
+    assert_memory_equal(want[0].p, want[1].p, b.len);
+    rmdir(dir);
+    buf_free(&want[0]);
+    buf_free(&want[1]);
     buf_free(&b);
 }
 
@@ -1108,6 +1195,7 @@ int main(void)
         cmocka_unit_test(missing_input),
         cmocka_unit_test(bad_tmpdir),
         cmocka_unit_test(temp_callback),
+        cmocka_unit_test(temp_unnamed),
         cmocka_unit_test(temp_disk_full),
     };
     return cmocka_run_group_tests_name("dist", tests, NULL, NULL);
