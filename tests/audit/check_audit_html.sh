@@ -2,7 +2,9 @@
 # The HTML report of `riffle audit --report` renders in a real browser: headless
 # Chromium takes a screenshot of a report with all three figures, and the
 # picture must be a PNG with more than one colour's worth of content.  Skips
-# (TAP plan "1..0 # skip") when Chromium is not installed; CI does not install it.
+# (TAP plan "1..0 # skip") when Chromium is not installed (scripts/deps.sh
+# installs it).  The flags keep the browser off the network (none here) and out
+# of any profile but a fresh one of its own.
 # Usage: check_audit_html.sh BUILD_DIR   (prints TAP)
 build=${1:?build dir}
 browser=""
@@ -23,7 +25,9 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 "$build/riffle" audit naive --n=6 --trials=20000 --seed=3 --report="$tmp/r.html" \
     > /dev/null 2>&1
 [ -s "$tmp/r.html" ] || { echo "not ok 1 - no report written"; exit 0; }
-timeout 60 "$browser" --headless --disable-gpu --no-sandbox --hide-scrollbars \
+timeout 120 "$browser" --headless --disable-gpu --no-sandbox --hide-scrollbars \
+    --disable-quic --no-first-run --disable-background-networking \
+    --disable-component-update --disable-sync --user-data-dir="$tmp/profile" \
     --window-size=1000,1600 --screenshot="$tmp/shot.png" "file://$tmp/r.html" \
     > "$tmp/log" 2>&1
 # PNG signature, and a screenshot of figures compresses far worse than a blank
