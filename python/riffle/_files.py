@@ -79,13 +79,13 @@ class _Run:
         """The exception for a failed run (the callback's own first)."""
         if self.exc is not None:
             raise self.exc
-        if status == lib.RF_ENOMEM:
-            raise MemoryError("memory exhausted")
-        if status == lib.RF_EINVAL:
-            raise ValueError("invalid arguments")
         buf = ffi.new("char[4352]")
         lib.rf_engine_error_message(err, buf, len(buf))
         msg = ffi.string(buf).decode(errors="surrogateescape")
+        if status == lib.RF_ENOMEM:
+            raise MemoryError(msg)
+        if status == lib.RF_EINVAL and err.op == lib.RF_ENGINE_OP_NONE:
+            raise ValueError(msg)  # arguments the engine refused; with a file, an OSError
         code = err.err if err.err > 0 else errno.EIO
         path = ffi.string(err.path).decode(errors="surrogateescape") or None
         if err.op == lib.RF_ENGINE_OP_OUTPUT and output is not None:

@@ -389,3 +389,34 @@ def test_output_links_are_followed(cli, data, tmp_path):
     riffle.shuffle_file(csv, tmp_path / "dangling", seed=4, header=1)
     assert (tmp_path / "new").read_bytes() == target.read_bytes()
     assert listing(tmp_path) == ["dangling", "link", "new", "target"]
+
+
+def test_engine_errors_carry_the_library_message():
+    """A failed run raises with rf_engine_error_message's sentence: for
+    arguments the engine refused (RF_EINVAL, no file) a ValueError, for an
+    RF_EINVAL about a file an OSError naming it.  No public call makes the
+    engine refuse its arguments (the package checks them first), so the
+    run's error is made here."""
+    from riffle._files import _Run
+    from riffle._riffle import ffi, lib
+    run = _Run(None)
+    try:
+        err = ffi.new("rf_engine_error *")
+        err.status = lib.RF_EINVAL
+        err.op = lib.RF_ENGINE_OP_NONE
+        with pytest.raises(ValueError) as e:
+            run.raise_error(lib.RF_EINVAL, err)
+        assert str(e.value) == "cannot shuffle: invalid argument"
+        err.op = lib.RF_ENGINE_OP_READ
+        err.err = errno.EINVAL
+        err.path = b"in.txt"
+        with pytest.raises(OSError) as e:
+            run.raise_error(lib.RF_EINVAL, err)
+        assert e.value.errno == errno.EINVAL and e.value.filename == "in.txt"
+        assert e.value.strerror == "in.txt: " + os.strerror(errno.EINVAL)
+        err.status = lib.RF_ENOMEM
+        err.op = lib.RF_ENGINE_OP_NONE
+        with pytest.raises(MemoryError, match="memory exhausted"):
+            run.raise_error(lib.RF_ENOMEM, err)
+    finally:
+        run.close()
