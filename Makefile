@@ -88,7 +88,7 @@ SHARED := $(BUILD)/libriffle.so.$(VERSION)
 RIFFLE := $(BUILD)/riffle
 
 .PHONY: all lib check test bench install uninstall clean deps demo tests fuzz-long python \
-        install-python mpi
+        install-python mpi python-if-cffi
 
 # The Python package is built and tested with Debian's interpreter: the first
 # python3 on PATH may be another build that cannot see Debian's python3-cffi
@@ -197,7 +197,16 @@ $(CLI_ARGV): $(BUILD)/fuzz_cli/cli_argv.o $(filter-out $(BUILD)/cli/main.o,$(CLI
 
 # The sanitizer build's library cannot be loaded by a plain interpreter: the
 # package is built and tested with the plain build only.
-tests: all $(TESTS) $(if $(CLI_SRCS),$(CLI_ARGV)) $(if $(filter 1,$(SANITIZE)),,python)
+tests: all $(TESTS) $(if $(CLI_SRCS),$(CLI_ARGV)) $(if $(filter 1,$(SANITIZE)),,python-if-cffi)
+
+# The package needs cffi to build; without it the tests go on and
+# check_python.sh reports the Python tests as skipped.  Decided when the
+# target runs, so other targets never start the interpreter; after the
+# library, so that the sub-make does not build it a second time.
+python-if-cffi: $(STATIC)
+	@if $(PYTHON) -c 'import cffi' 2>/dev/null; then \
+	    $(MAKE) --no-print-directory python; \
+	else echo "python: $(PYTHON) cannot import cffi: the Python package is not built and its tests are skipped (sh scripts/deps.sh)"; fi
 
 # cffi writes $(PY_MODULE); `make python` copies it beside the package's
 # sources, where PYTHONPATH=python finds it.

@@ -81,6 +81,13 @@ uint64_t rf_engine_default_memory(void);
 rf_status rf_engine_memory_parse(const char *text, uint64_t *bytes);
 #define RF_ENGINE_ALL ...
 
+/* The atomic output file (riffle_io.h), as the riffle program's -o. */
+typedef struct rf_atomic_file { int fd; ...; } rf_atomic_file;
+int rf_atomic_open(rf_atomic_file *a, const char *path);
+int rf_atomic_commit(rf_atomic_file *a);
+void rf_atomic_abort(rf_atomic_file *a);
+int rf_atomic_staged(const rf_atomic_file *a);
+
 typedef struct rf_split { ...; } rf_split;
 typedef enum rf_split_problem { RF_SPLIT_OK, ... } rf_split_problem;
 typedef struct rf_split_error { rf_split_problem problem; ...; } rf_split_error;

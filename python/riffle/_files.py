@@ -2,7 +2,6 @@
 import errno
 import operator
 import os
-import tempfile
 
 from ._core import make_key, rng_kind
 from ._riffle import ffi, lib
@@ -80,13 +79,13 @@ class _Run:
         """The exception for a failed run (the callback's own first)."""
         if self.exc is not None:
             raise self.exc
-        if status == lib.RF_ENOMEM:
-            raise MemoryError("memory exhausted")
-        if status == lib.RF_EINVAL:
-            raise ValueError("invalid arguments")
         buf = ffi.new("char[4352]")
         lib.rf_engine_error_message(err, buf, len(buf))
         msg = ffi.string(buf).decode(errors="surrogateescape")
+        if status == lib.RF_ENOMEM:
+            raise MemoryError(msg)
+        if status == lib.RF_EINVAL and err.op == lib.RF_ENGINE_OP_NONE:
+            raise ValueError(msg)  # arguments the engine refused; with a file, an OSError
         code = err.err if err.err > 0 else errno.EIO
         path = ffi.string(err.path).decode(errors="surrogateescape") or None
         if err.op == lib.RF_ENGINE_OP_OUTPUT and output is not None:
@@ -111,13 +110,56 @@ def py_on_progress(ctx, phase, done, total):
         lib.py_run_cancel(ctx)
 
 
-def _temp_beside(output):
-    """An empty temporary file in output's directory: [fd, path]."""
-    out = os.fsencode(output)
-    d, base = os.path.split(out)
-    d = d or b"."
-    fd, tmp = tempfile.mkstemp(prefix=b"." + base + b".", suffix=b".tmp", dir=d)
-    return [fd, tmp]
+class _Output:
+    """An output file opened as the riffle program opens -o FILE
+    (rf_atomic_open, riffle_io.h): a regular file (or a new name) is written
+    to a temporary file in its directory -- unnamed (O_TMPFILE) where the
+    file system allows, so not even a killed process leaves it -- and put in
+    place by commit: fsync, then rename over the name; a symbolic link is
+    followed, its target replaced and the link kept.  Anything else (a
+    device such as /dev/null, a FIFO, /dev/stdout) is written in place:
+    renaming over it would replace the name instead of writing to what it
+    names."""
+
+    def __init__(self, name):
+        self.name = os.fsdecode(name)
+        path = os.fsencode(name)
+        if b"\0" in path:
+            raise ValueError("a path cannot contain a NUL byte")
+        self._a = ffi.new("rf_atomic_file *")
+        e = lib.rf_atomic_open(self._a, path)
+        if e:
+            raise self.error(e)
+        self._open = True
+
+    @property
+    def fd(self):
+        return self._a.fd
+
+    def error(self, e, more=""):
+        return OSError(e, "%s: %s%s" % (self.name, os.strerror(e), more), self.name)
+
+    def sync(self):
+        """fsync a staged file, so that its rename is the only step left."""
+        if lib.rf_atomic_staged(self._a):
+            try:
+                os.fsync(self._a.fd)
+            except OSError as e:
+                raise self.error(e.errno) from None
+
+    def commit(self):
+        """Put the file in place (fsync, rename; close for one written in
+        place).  0 or an errno value; on failure the temporary is removed
+        and the name keeps what it had."""
+        self._open = False
+        return lib.rf_atomic_commit(self._a)
+
+    def abort(self):
+        """Remove the temporary (unless committed): the name keeps what it
+        had."""
+        if self._open:
+            self._open = False
+            lib.rf_atomic_abort(self._a)
 
 
 def _engine_args(seed, rng, memory, header, delimiter, threads, count, tmpdir):
@@ -148,10 +190,19 @@ def shuffle_file(inputs, output, seed=None, memory=None, header=0, delimiter=b"\
     riffle.h.
 
     inputs: a path or a list of paths (str, bytes or os.PathLike), read as
-    one stream of records.  output: a path; it is replaced atomically (a
-    temporary file beside it, renamed on success), so a failed or
-    interrupted call -- KeyboardInterrupt included -- leaves output as it
-    was and no temporary file.  output may be one of the inputs.
+    one stream of records.  output: a path, opened as the program's -o
+    opens it.  A regular file (or a new name) is replaced atomically: a
+    temporary file beside it (unnamed where the file system allows),
+    fsynced and renamed on success, so a failed or interrupted call --
+    KeyboardInterrupt included -- leaves output as it was and no temporary
+    file; it gets the replaced file's permission bits (and owner, where
+    allowed), or 0666 less the umask.  output may be one of the inputs.  A
+    symbolic link is followed: its target is replaced, the link kept.  An
+    output that is not a regular file (/dev/null, /dev/stdout, a FIFO, a
+    terminal) is written in place, as the program does -- a rename would
+    replace the name, not write to what it names -- so there a failed call
+    may have written part of the output (opening a FIFO waits for its
+    reader).
     seed: int, str or bytes (the program's --seed rule), None for OS
     entropy.  memory: bytes (int) or a string like "64M" or "25%"; None: half
     of the usable memory.  header: lines copied first, unshuffled.
@@ -168,74 +219,30 @@ def shuffle_file(inputs, output, seed=None, memory=None, header=0, delimiter=b"\
     """
     paths = _paths(inputs)
     a = _engine_args(seed, rng, memory, header, delimiter, threads, count, tmpdir)
-    temp = None
-    committed = False
+    out = None
     run = None
     try:
-        temp = _temp_beside(output)
+        out = _Output(output)
         run = _Run(progress)
         cpaths = [ffi.new("char[]", p) for p in paths]
         arr = ffi.new("const char *[]", cpaths) if cpaths else ffi.NULL
         err = ffi.new("rf_engine_error *")
-        status = lib.py_run_shuffle(run.c, a["key"], a["kind"], arr, len(paths), temp[0],
+        status = lib.py_run_shuffle(run.c, a["key"], a["kind"], arr, len(paths), out.fd,
                                     a["delim"], a["header"], a["count"], a["memory"],
                                     a["tmpdir"], a["threads"], err)
         if status != lib.RF_OK:
             run.raise_error(status, err, output)
         if run.exc is not None:
             raise run.exc
-        _commit(temp, output)
-        committed = True
+        e = out.commit()
+        if e:
+            raise out.error(e)
     finally:
         ffi.memmove(a["key"], b"\0" * 32, 32)
         if run is not None:
             run.close()
-        if not committed and temp is not None:
-            _discard(temp)
-
-
-def _umask():
-    """The process's umask, read without changing it (os.umask would, for a
-    moment, for every thread)."""
-    try:
-        with open("/proc/self/status") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except OSError:
-        pass
-    return 0o022
-
-
-def _commit(temp, output):
-    """Make the temporary file temp = [fd, path] the output: permissions as
-    a new file's (umask), or the replaced output's, then fsync, close (fd
-    set to -1) and rename."""
-    fd, tmp = temp
-    try:
-        mode = os.stat(output).st_mode & 0o7777
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    os.fchmod(fd, mode)
-    os.fsync(fd)
-    temp[0] = -1
-    os.close(fd)
-    os.replace(tmp, os.fsencode(output))
-
-
-def _discard(temp):
-    """Close and remove a temporary file [fd, path] that was not renamed."""
-    fd, tmp = temp
-    if fd >= 0:
-        temp[0] = -1
-        try:
-            os.close(fd)
-        except OSError:
-            pass
-    try:
-        os.unlink(tmp)
-    except FileNotFoundError:
-        pass
+        if out is not None:
+            out.abort()
 
 
 def _split_error(what, value, err):
@@ -280,9 +287,52 @@ def _part_names(outputs, parts):
     out = [os.fsencode(p) for p in outputs]
     if len(out) != parts:
         raise ValueError("%d names for %d parts" % (len(out), parts))
-    if len(set(os.path.abspath(p) for p in out)) != len(out):
-        raise ValueError("a name is given twice")
     return out
+
+
+def _identity(name):
+    """What a name means, as the riffle program compares --split outputs:
+    the (device, inode) of the file it names, links followed; for a name
+    not there yet, its directory's and the last component (after following
+    a dangling link).  None when the directory is missing (opening it will
+    say so)."""
+    try:
+        st = os.stat(name)
+        return (st.st_dev, st.st_ino, None)
+    except OSError:
+        pass
+    d, last = os.path.split(os.path.realpath(name))
+    try:
+        st = os.stat(d or b".")
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino, last)
+
+
+def _refuse_same_file(names):
+    """ValueError when two parts name one file ("a", "./a", a link to it):
+    two temporaries renamed over one name would lose a part."""
+    seen = {}
+    for name in names:
+        ident = _identity(name)
+        if ident is None:
+            continue
+        if ident in seen:
+            raise ValueError("%r and %r are the same file"
+                             % (os.fsdecode(seen[ident]), os.fsdecode(name)))
+        seen[ident] = name
+
+
+def _commit_parts(outs):
+    """Rename the staged parts into place, in order.  A rename that fails
+    (which the staging leaves unlikely: every part is written and fsynced
+    by now) raises OSError after the earlier parts are in place; it and
+    the later parts keep what they had, their temporaries removed."""
+    for i, out in enumerate(outs):
+        e = out.commit()
+        if e:
+            more = "; %d of %d parts were already in place" % (i, len(outs)) if i else ""
+            raise out.error(e, more)
 
 
 def split_file(inputs, outputs, split, seed=None, memory=None, header=0,
@@ -299,9 +349,17 @@ def split_file(inputs, outputs, split, seed=None, memory=None, header=0,
     '*' takes the rest) or "16" / 16 (equal parts), as the program's --split.
     outputs: a pattern with one %d ("part-%02d.txt", parts numbered from 0),
     a comma-separated list of names ("train.csv,valid.csv,test.csv"), or a
-    list of paths.  Every part is written to a temporary file beside it and
-    all are renamed only when the whole run succeeded: a failed call leaves
-    every output as it was and no temporary file.
+    list of paths; two names of one file are refused (ValueError).  Each
+    part is opened as shuffle_file opens its output (the same rules for
+    links and for outputs that are not regular files).  The parts are
+    written to temporary files beside them, all written to the end and
+    fsynced, and only then renamed into place one after another, as the
+    program does: a failed or interrupted call leaves every output as it
+    was and no temporary file.  Only a rename itself failing (an I/O error
+    of the directory, say; every byte is on disk by then) can leave a mix:
+    the parts before it are the new ones, it and those after it keep what
+    they had, no temporary is left, and the OSError names the part and says
+    how many were already in place.
     The other arguments are shuffle_file's.  Errors: as shuffle_file's;
     ValueError for a bad split or pattern, or counts that do not fit the
     number of records.
@@ -309,17 +367,17 @@ def split_file(inputs, outputs, split, seed=None, memory=None, header=0,
     paths = _paths(inputs)
     spl, parts = _parse_split(split)
     names = _part_names(outputs, parts)
+    _refuse_same_file(names)
     a = _engine_args(seed, rng, memory, header, delimiter, threads, count, tmpdir)
-    temps = []
-    committed = False
+    outs = []
     run = None
     try:
         for name in names:
-            temps.append(_temp_beside(name))
+            outs.append(_Output(name))
         run = _Run(progress)
         cpaths = [ffi.new("char[]", p) for p in paths]
         arr = ffi.new("const char *[]", cpaths) if cpaths else ffi.NULL
-        fds = ffi.new("int[]", [t[0] for t in temps])
+        fds = ffi.new("int[]", [o.fd for o in outs])
         err = ffi.new("rf_engine_error *")
         serr = ffi.new("rf_split_error *")
         part = ffi.new("size_t *")
@@ -332,13 +390,12 @@ def split_file(inputs, outputs, split, seed=None, memory=None, header=0,
             run.raise_error(status, err, names[part[0]] if part[0] < len(names) else None)
         if run.exc is not None:
             raise run.exc
-        for temp, name in zip(temps, names):
-            _commit(temp, name)
-        committed = True
+        for out in outs:  # every part on disk before the first rename
+            out.sync()
+        _commit_parts(outs)
     finally:
         ffi.memmove(a["key"], b"\0" * 32, 32)
         if run is not None:
             run.close()
-        if not committed:
-            for temp in temps:  # a renamed one is gone: nothing to remove
-                _discard(temp)
+        for out in outs:  # a committed part has nothing left to remove
+            out.abort()

@@ -3,8 +3,9 @@
 # "ok" / "not ok" / "ok ... # skip reason" line per test, read from pytest's
 # JUnit XML report.  Debian's /usr/bin/python3 runs them (the first python3
 # on PATH may not see Debian's numpy, cffi and pytest).  The package is built
-# from the plain build only (`make tests` runs `make python`), so for a
-# sanitizer build this prints the plan "1..0 # skip".
+# from the plain build only (`make tests` runs `make python` when $PYTHON
+# can import cffi), so for a sanitizer build, or without cffi, numpy or
+# pytest, this prints the plan "1..0 # skip".
 # Usage: check_python.sh BUILD_DIR
 build=${1:-build}
 top=$(cd "$(dirname "$0")/../.." && pwd)

@@ -3,6 +3,7 @@ program in memory and external, errors raise and leave nothing behind."""
 import errno
 import os
 import signal
+import stat
 import subprocess
 import sys
 
@@ -261,3 +262,161 @@ def test_keyed_order_puts_an_array_beside_a_shuffled_file(tmp_path):
     assert (labels[riffle.keyed_order(5000, 8, rng="pcg64")] == np.array(rows) * 3).all()
     assert riffle.keyed_order(5000, 8, threads=1).tolist() == \
         riffle.keyed_order(5000, 8, threads=2).tolist()
+
+
+def test_split_full_disk_raises_and_leaves_the_parts(data, tmp_path):
+    """ENOSPC while writing the second part: the first, already written in
+    full to its temporary, is not renamed; every part keeps its old bytes
+    and no temporary is left on the full disk."""
+    big, _ = data
+    mnt = tmp_path / "small"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
+                       stderr=subprocess.PIPE)
+    if r.returncode != 0:
+        pytest.skip("cannot mount a small tmpfs: " + r.stderr.decode().strip())
+    try:
+        parts = [mnt / "train", mnt / "test"]
+        for i, p in enumerate(parts):
+            p.write_bytes(b"old %d\n" % i)
+        with pytest.raises(OSError) as e:
+            riffle.split_file(big, parts, "10%,90%", seed=1)  # 130 kB, then 1.2 MB
+        assert e.value.errno == errno.ENOSPC
+        assert e.value.filename == str(parts[1])
+        assert [p.read_bytes() for p in parts] == [b"old 0\n", b"old 1\n"]
+        assert listing(mnt) == ["test", "train"]
+    finally:
+        subprocess.run(["umount", str(mnt)])
+
+
+def test_split_rename_failing_midway_says_what_is_in_place(data, tmp_path):
+    """The one failure after the first rename: a rename itself failing.  A
+    directory made at the second part's name while the run writes makes
+    its rename fail (EISDIR); the first part is in place, the second and
+    third keep what they had, no temporary is left."""
+    _, csv = data
+    names = [tmp_path / "a", tmp_path / "b", tmp_path / "c"]
+    names[2].write_bytes(b"old c\n")
+
+    def progress(phase, done, total):
+        if not names[1].exists():
+            names[1].mkdir()
+    with pytest.raises(OSError) as e:
+        riffle.split_file(csv, names, "3", seed=2, header=1, progress=progress)
+    assert e.value.errno == errno.EISDIR and e.value.filename == str(names[1])
+    assert "1 of 3 parts were already in place" in str(e.value)
+    assert names[0].read_bytes().startswith(b"id,v\n") and len(names[0].read_bytes()) > 1000
+    assert names[1].is_dir() and listing(names[1]) == []
+    assert names[2].read_bytes() == b"old c\n"
+    assert listing(tmp_path) == ["a", "b", "c"]
+
+
+def test_split_refuses_two_names_of_one_file(data, tmp_path):
+    _, csv = data
+    a = tmp_path / "a"
+    os.symlink("a", tmp_path / "link")
+    for names in [[a, tmp_path / "." / "a"], [a, tmp_path / "link"],
+                  [str(a) + "," + str(tmp_path / "link")]]:
+        with pytest.raises(ValueError, match="same file"):
+            riffle.split_file(csv, names[0] if len(names) == 1 else names, "2", seed=1)
+    assert listing(tmp_path) == ["link"]
+
+
+def null_device(d):
+    """A null device to write to: one made in d (mknod: root), so that a
+    regression replacing it harms no one, else /dev/null for a user who
+    cannot replace it; None for root where mknod is refused."""
+    dev = d / "null"
+    try:
+        os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        return dev
+    except OSError:
+        return None if os.geteuid() == 0 else "/dev/null"
+
+
+def test_output_devices_are_written_in_place(data, tmp_path):
+    """A null device is written, not replaced by a regular file (a rename
+    over /dev/null would, as root); a link to it is followed and kept."""
+    _, csv = data
+    dev = null_device(tmp_path)
+    if dev is None:
+        pytest.skip("cannot make a null device here")
+    riffle.shuffle_file(csv, dev, seed=1)
+    assert stat.S_ISCHR(os.stat(dev).st_mode)
+    os.symlink(dev, tmp_path / "link")
+    riffle.shuffle_file(csv, tmp_path / "link", seed=1)
+    assert os.path.islink(tmp_path / "link") and stat.S_ISCHR(os.stat(dev).st_mode)
+    riffle.split_file(csv, [tmp_path / "link", tmp_path / "part"], "2", seed=1)
+    assert os.path.islink(tmp_path / "link") and stat.S_ISCHR(os.stat(dev).st_mode)
+    assert sorted(set(listing(tmp_path)) - {"null"}) == ["link", "part"]
+
+
+def test_output_fifo_is_written_in_place(cli, tmp_path):
+    """A FIFO gets the bytes (its reader opened first, without blocking,
+    and the output smaller than the pipe's buffer: no wait anywhere) and
+    stays a FIFO."""
+    src = tmp_path / "in"
+    src.write_bytes(b"".join(b"%d\n" % i for i in range(2000)))  # 8.9 kB
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        riffle.shuffle_file(src, fifo, seed=3)
+        got = b""
+        while True:
+            chunk = os.read(r, 1 << 16)
+            if not chunk:
+                break
+            got += chunk
+    finally:
+        os.close(r)
+    assert got == cli("--seed=3", str(src))
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert listing(tmp_path) == ["fifo", "in"]
+
+
+def test_output_links_are_followed(cli, data, tmp_path):
+    """A link's target is replaced and the link kept; a dangling link gets
+    its target created -- as the program's -o."""
+    _, csv = data
+    target = tmp_path / "target"
+    target.write_bytes(b"old\n")
+    os.symlink("target", tmp_path / "link")
+    riffle.shuffle_file(csv, tmp_path / "link", seed=4, header=1)
+    assert os.path.islink(tmp_path / "link")
+    assert target.read_bytes() == cli("--seed=4", "--header=1", str(csv))
+    os.symlink("new", tmp_path / "dangling")
+    riffle.shuffle_file(csv, tmp_path / "dangling", seed=4, header=1)
+    assert (tmp_path / "new").read_bytes() == target.read_bytes()
+    assert listing(tmp_path) == ["dangling", "link", "new", "target"]
+
+
+def test_engine_errors_carry_the_library_message():
+    """A failed run raises with rf_engine_error_message's sentence: for
+    arguments the engine refused (RF_EINVAL, no file) a ValueError, for an
+    RF_EINVAL about a file an OSError naming it.  No public call makes the
+    engine refuse its arguments (the package checks them first), so the
+    run's error is made here."""
+    from riffle._files import _Run
+    from riffle._riffle import ffi, lib
+    run = _Run(None)
+    try:
+        err = ffi.new("rf_engine_error *")
+        err.status = lib.RF_EINVAL
+        err.op = lib.RF_ENGINE_OP_NONE
+        with pytest.raises(ValueError) as e:
+            run.raise_error(lib.RF_EINVAL, err)
+        assert str(e.value) == "cannot shuffle: invalid argument"
+        err.op = lib.RF_ENGINE_OP_READ
+        err.err = errno.EINVAL
+        err.path = b"in.txt"
+        with pytest.raises(OSError) as e:
+            run.raise_error(lib.RF_EINVAL, err)
+        assert e.value.errno == errno.EINVAL and e.value.filename == "in.txt"
+        assert e.value.strerror == "in.txt: " + os.strerror(errno.EINVAL)
+        err.status = lib.RF_ENOMEM
+        err.op = lib.RF_ENGINE_OP_NONE
+        with pytest.raises(MemoryError, match="memory exhausted"):
+            run.raise_error(lib.RF_ENOMEM, err)
+    finally:
+        run.close()

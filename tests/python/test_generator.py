@@ -167,27 +167,43 @@ def test_random_floats():
 
 
 @pytest.fixture(scope="session")
-def c_shuffle(tmp_path_factory):
-    """A C program on libriffle: rf_shuffle_parallel of 0..n-1 with the
-    generator of seed S and kind R (rf_seed_text, rf_rng_init stream 0)."""
+def c_library(tmp_path_factory):
+    """A C program on libriffle, on the generator of seed S and kind R
+    (rf_seed_text, rf_rng_init stream 0): `prog S R shuffle N` prints
+    rf_shuffle_parallel of 0..N-1, `prog S R double K` K rf_double draws
+    (as exact hexadecimal floats), `prog S R sample N K` rf_sample(N, K);
+    then one rf_below(1000000), to show where the stream is."""
     cc = shutil.which("cc") or shutil.which("gcc")
     lib = os.path.join(os.environ.get("BUILD", os.path.join(TOP, "build")), "libriffle.a")
     if not cc or not os.path.exists(lib):
         pytest.skip("no C compiler or no %s" % lib)
-    src = tmp_path_factory.mktemp("c") / "shuf.c"
+    src = tmp_path_factory.mktemp("c") / "draws.c"
     src.write_text(textwrap.dedent("""
         #include <stdio.h>
         #include <stdlib.h>
+        #include <string.h>
         #include <riffle.h>
+        #include <riffle_perm.h>
         int main(int argc, char **argv) {
             rf_rng_kind kind; uint8_t key[RF_KEY_BYTES]; rf_rng g;
-            size_t n = strtoull(argv[3], NULL, 10);
-            uint64_t *a = malloc(n * 8 + 8);
-            if (rf_rng_kind_parse(argv[2], &kind) || rf_seed_text(key, argv[1]) ||
-                rf_rng_init(&g, kind, key, 0)) return 1;
-            for (size_t i = 0; i < n; i++) a[i] = i;
-            if (rf_shuffle_parallel(&g, a, n, 8, 1, NULL)) return 1;
-            for (size_t i = 0; i < n; i++) printf("%llu\\n", (unsigned long long)a[i]);
+            if (argc < 5 || rf_rng_kind_parse(argv[2], &kind) ||
+                rf_seed_text(key, argv[1]) || rf_rng_init(&g, kind, key, 0)) return 1;
+            uint64_t n = strtoull(argv[4], NULL, 10);
+            if (!strcmp(argv[3], "shuffle")) {
+                uint64_t *a = malloc(n * 8 + 8);
+                for (size_t i = 0; i < n; i++) a[i] = i;
+                if (!a || rf_shuffle_parallel(&g, a, n, 8, 1, NULL)) return 1;
+                for (size_t i = 0; i < n; i++) printf("%llu\\n", (unsigned long long)a[i]);
+            } else if (!strcmp(argv[3], "double")) {
+                for (uint64_t i = 0; i < n; i++) printf("%a\\n", rf_double(&g));
+            } else if (!strcmp(argv[3], "sample") && argc == 6) {
+                size_t k = strtoull(argv[5], NULL, 10);
+                uint64_t *a = malloc(k * 8 + 8);
+                if (!a || rf_sample(&g, n, k, a, NULL, 0)) return 1;
+                for (size_t i = 0; i < k; i++) printf("%llu\\n", (unsigned long long)a[i]);
+            } else {
+                return 2;
+            }
             printf("%llu\\n", (unsigned long long)rf_below(&g, 1000000));
             return 0;
         }"""))
@@ -196,17 +212,49 @@ def c_shuffle(tmp_path_factory):
                             text=True).stdout.split() or ["-lsodium"]
     subprocess.run([cc, "-std=c11", "-I", os.path.join(TOP, "include"), str(src), lib, "-o",
                     exe] + sodium + ["-lgmp", "-lpthread", "-lm"], check=True)
-    return exe
+
+    def run(*args):
+        return subprocess.run([exe] + [str(a) for a in args], stdout=subprocess.PIPE,
+                              check=True).stdout.split()
+    return run
 
 
 @pytest.mark.parametrize("n", [0, 1, 2, 1000, 200_000])
 @pytest.mark.parametrize("rng", ["chacha20", "xoshiro256++"])
-def test_permutation_equals_the_c_library(c_shuffle, n, rng):
-    out = numbers(subprocess.run([c_shuffle, "s%d" % n, rng, str(n)],
-                                 stdout=subprocess.PIPE, check=True).stdout)
+def test_permutation_equals_the_c_library(c_library, n, rng):
+    out = [int(v) for v in c_library("s%d" % n, rng, "shuffle", n)]
     g = riffle.Generator("s%d" % n, rng=rng)
     assert g.permutation(n).tolist() == out[:-1]
     assert g.integers(1000000) == out[-1]  # and the stream goes on alike
+
+
+@pytest.mark.parametrize("rng", ["chacha20", "xoshiro256++", "pcg64"])
+def test_random_equals_the_c_library(c_library, rng):
+    """random(size) is rf_double drawn size times, bit for bit, on the
+    stream the other calls share."""
+    out = c_library("r", rng, "double", 1000)
+    g = riffle.Generator("r", rng=rng)
+    assert [float.fromhex(v.decode()) for v in out[:-1]] == g.random(1000).tolist()
+    assert g.integers(1000000) == int(out[-1])
+    g = riffle.Generator("r", rng=rng)
+    assert [g.random() for _ in range(3)] == [float.fromhex(v.decode()) for v in out[:3]]
+    assert g.random((2, 3)).ravel().tolist() == \
+        [float.fromhex(v.decode()) for v in out[3:9]]
+
+
+@pytest.mark.parametrize("rng", ["chacha20", "pcg64"])
+@pytest.mark.parametrize("n,k", [(1, 1), (10, 10), (1000, 17), (10**15, 300),
+                                 (2**64 - 1, 50)])
+def test_choice_equals_the_c_library(c_library, rng, n, k):
+    """choice(n, k) is rf_sample(g, n, k), and the stream goes on alike."""
+    out = [int(v) for v in c_library("c%d" % n, rng, "sample", n, k)]
+    g = riffle.Generator("c%d" % n, rng=rng)
+    assert [int(v) for v in g.choice(n, k)] == out[:-1]
+    assert g.integers(1000000) == out[-1]
+    pop = np.arange(1000) * 7
+    if n == 1000:
+        assert (riffle.Generator("c%d" % n, rng=rng).choice(pop, k) ==
+                pop[np.array(out[:-1])]).all()
 
 
 def test_fairness_chi_square():
