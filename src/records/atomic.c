@@ -66,6 +66,34 @@ static char *temp_template(const char *path)
     return t;
 }
 
+/* The process's file mode creation mask, read without changing it: the
+ * "Umask:" line of /proc/self/status (Linux 4.7).  umask(2) can only read the
+ * mask by setting it, and a file another thread creates between the two calls
+ * would get the wrong mode; that dance is left for kernels without the line. */
+static mode_t process_umask(void)
+{
+    char buf[4096];
+    const int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+    ssize_t n = -1;
+    if (fd >= 0) {
+        n = read(fd, buf, sizeof buf - 1);
+        close(fd);
+    }
+    if (n > 0) {
+        buf[n] = '\0';
+        const char *u = strstr(buf, "\nUmask:");
+        if (u) {
+            char *end;
+            const unsigned long m = strtoul(u + 7, &end, 8);
+            if (end != u + 7 && m <= 0777)
+                return (mode_t)m;
+        }
+    }
+    const mode_t mask = umask(0);
+    umask(mask);
+    return mask;
+}
+
 /* Give the new file the old one's mode (and owner, where permitted), or the
  * mode open(2) would have given a new file. */
 static int copy_mode(int fd, const struct stat *old, int existed)
@@ -76,9 +104,7 @@ static int copy_mode(int fd, const struct stat *old, int existed)
         }
         return fchmod(fd, old->st_mode & 07777) == 0 ? 0 : errno;
     }
-    const mode_t mask = umask(0);
-    umask(mask);
-    return fchmod(fd, 0666 & ~mask) == 0 ? 0 : errno;
+    return fchmod(fd, 0666 & ~process_umask()) == 0 ? 0 : errno;
 }
 
 /* The descriptor a path names by itself: /dev/stdin, /dev/stdout, /dev/stderr,

@@ -169,6 +169,12 @@ fallback_left() {
     "$RIFFLE" --seed=2 -o "$T/new" "$T/in"
     cmp "$T/want" "$T/new"
     [ "$(stat -c %a "$T/new")" = "$(printf '%o' $((0666 & ~0$(umask))))" ]
+    # a new file's mode is the creation mask's, whatever the mask
+    for m in 027 002 077; do
+        rm -f "$T/new"
+        (umask $m; "$RIFFLE" --seed=2 -o "$T/new" "$T/in")
+        [ "$(stat -c %a "$T/new")" = "$(printf '%o' $((0666 & ~0$m)))" ]
+    done
     [ -z "$(ls -A "$T/tmp")" ]
     [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
 }
