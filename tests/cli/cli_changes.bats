@@ -11,6 +11,12 @@
 # test's opening of the FIFO for writing returns only once riffle has opened
 # it for reading -- that is, once FILE has been read.  FILE is changed then,
 # and the FIFO closed.
+#
+# Nor clock resolution: the file's times are only as fine as the kernel's
+# clock for them (a tick of 1-10 ms before Linux 6.13), so a rewrite a few
+# milliseconds after the file was made can leave its modification and change
+# times as they were.  FILE is backdated (its mtime set to 1970) before the
+# run, so that any write to it during the run moves its mtime.
 
 load ../lib/bg_jobs
 
@@ -32,6 +38,7 @@ teardown() {
 change_during() {
     local args=$1 change=$2 pid
     awk 'BEGIN { for (i = 1; i <= 3000; i++) print "record " i }' > "$T/in"
+    touch -d @1 "$T/in"
     echo original > "$T/out"
     "$RIFFLE" --seed=1 $args -o "$T/out" "$T/in" "$T/fifo" 2> "$T/err" 3>&- &
     pid=$!
