@@ -49,32 +49,106 @@ static int run_nothing(const struct shuf_opts *o)
     return output_close(&out);
 }
 
-static int add_input(rf_records *r, const char *name)
+/* The records -r draws from: its inputs are held whole, so they are held
+ * within the memory budget -- the bytes read into memory (a sole regular
+ * file is mapped, not held) and 8 bytes of offset per record -- and a
+ * regular input is stamped when opened, so that a change while the run
+ * uses it fails the run before its output is committed (riffle_io.h,
+ * "Inputs that change while they are read"). */
+struct repeat_in {
+    rf_records r;
+    uint64_t budget;
+    size_t counted;    /* bytes of r.data whose delimiters are counted */
+    uint64_t records;  /* the delimiters counted */
+    int n_stamps;
+    const char **names;
+    rf_file_stamp *stamps;
+};
+
+static int too_large(const struct repeat_in *in, const char *name)
+{
+    cli_error("%s: too large for --repeat within the memory budget of %llu bytes "
+              "(see --memory)",
+              cli_quote_file(name), (unsigned long long)in->budget);
+    return -1;
+}
+
+/* Whether what is held fits the budget now that `name` is read: the bytes
+ * read into memory, the offsets of the records found so far and the one
+ * after the last delimiter. */
+static int within_budget(struct repeat_in *in, const char *name, int mapped)
+{
+    rf_records *r = &in->r;
+    in->records += rf_delims_count(r->data + in->counted, r->size - in->counted, r->delim);
+    in->counted = r->size;
+    const uint64_t held = (mapped ? 0 : (uint64_t)r->size) + 8 * (in->records + 1);
+    return held > in->budget ? too_large(in, name) : 0;
+}
+
+static int add_input(struct repeat_in *in, const char *name, int sole)
 {
     const int is_stdin = strcmp(name, "-") == 0;
     const int fd = is_stdin ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
-    const int e = fd < 0 ? errno : rf_records_add_fd(r, fd);
+    rf_file_stamp then = {0};
+    int e = fd < 0 ? errno : rf_file_stamp_fd(fd, &then);
+    int more = 0;
+    /* A sole non-empty regular file is mapped (riffle_io.h): not held. */
+    const int mapped = sole && then.regular && then.size > 0;
+    if (!e)
+        e = mapped ? rf_records_add_fd(&in->r, fd)
+                   : rf_records_add_fd_max(&in->r, fd, (size_t)in->budget, &more);
     if (fd >= 0 && !is_stdin)
         close(fd);
     if (e && fd >= 0)
         cli_read_error(name, e);
     else if (e)
         cli_error("%s: %s", cli_quote_file(name), strerror(e));
-    return e ? -1 : 0;
+    if (e)
+        return -1;
+    if (more)
+        return too_large(in, name);
+    if (then.regular) {
+        in->names[in->n_stamps] = name;
+        in->stamps[in->n_stamps++] = then;
+    }
+    return within_budget(in, name, mapped);
 }
 
-static int load_records(const struct shuf_opts *o, rf_records *r)
+/* The first input that changed since it was stamped: reported, -1. */
+static int inputs_changed(const struct repeat_in *in)
 {
+    for (int i = 0; i < in->n_stamps; i++) {
+        rf_file_stamp now;
+        const char *name = in->names[i];
+        const int e = strcmp(name, "-") == 0 ? rf_file_stamp_fd(STDIN_FILENO, &now)
+                                               : rf_file_stamp_path(name, &now);
+        if (e == 0 && rf_file_changed(&in->stamps[i], &now)) {
+            cli_error("%s: file changed as we read it", cli_quote_file(name));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int load_records(const struct shuf_opts *o, struct repeat_in *in)
+{
+    rf_records *r = &in->r;
     int e = 0;
-    if (o->echo) {
+    const int n = o->n_operands > 0 ? o->n_operands : 1;
+    in->budget = o->memory ? o->memory : rf_engine_default_memory();
+    in->names = calloc((size_t)n, sizeof *in->names);
+    in->stamps = calloc((size_t)n, sizeof *in->stamps);
+    if (!in->names || !in->stamps) {
+        e = ENOMEM;
+    } else if (o->echo) {
         for (int i = 0; i < o->n_operands && !e; i++)
             e = rf_records_add_record(r, o->operands[i], strlen(o->operands[i]));
     } else if (o->n_operands == 0) {
-        if (add_input(r, "-") != 0)
+        if (add_input(in, "-", 1) != 0)
             return -1;
     } else {
         for (int i = 0; i < o->n_operands; i++)
-            if (add_input(r, o->operands[i]) != 0)
+            if (add_input(in, o->operands[i], o->n_operands == 1) != 0)
                 return -1;
     }
     if (!e)
@@ -84,6 +158,13 @@ static int load_records(const struct shuf_opts *o, rf_records *r)
         return -1;
     }
     return 0;
+}
+
+static void repeat_in_free(struct repeat_in *in)
+{
+    rf_records_free(&in->r);
+    free(in->names);
+    free(in->stamps);
 }
 
 static size_t min_size(uint64_t a, size_t b)
@@ -168,13 +249,14 @@ static void write_body(struct cli_output *out, const rf_records *r, const uint64
 
 static int run_records(const struct shuf_opts *o, rf_rng *g, struct progress *p)
 {
-    rf_records r;
-    rf_records_init(&r, o->delim);
+    struct repeat_in in = {0};
+    rf_records_init(&in.r, o->delim);
+    rf_records_defer_index(&in.r); /* counted per input, indexed once */
     int status = CLI_FAIL;
-    if (load_records(o, &r) != 0)
+    if (load_records(o, &in) != 0)
         goto done;
-    const size_t head = min_size(o->header, r.n);
-    const size_t m = r.n - head;
+    const size_t head = min_size(o->header, in.r.n);
+    const size_t m = in.r.n - head;
     const uint64_t count = o->have_count ? o->count : UINT64_MAX;
     if (o->repeat && m == 0 && count > 0) {
         status = no_lines_to_repeat();
@@ -184,24 +266,28 @@ static int run_records(const struct shuf_opts *o, rf_rng *g, struct progress *p)
     struct cli_output out;
     if (output_open(&out, o) != 0)
         goto done;
-    if (put_record_header(&out, &r, head) != 0 ||
+    if (put_record_header(&out, &in.r, head) != 0 ||
         output_set_total(&out, o->repeat ? count : k) != 0) {
         output_abort(&out);
         goto done;
     }
     if (o->repeat) {
-        repeat_records(&r, head, count, g, output_writer(&out));
+        repeat_records(&in.r, head, count, g, output_writer(&out));
     } else {
-        const size_t body_bytes = r.size - header_end(&r, head); /* before the shuffle */
+        const size_t body_bytes = in.r.size - header_end(&in.r, head); /* before the shuffle */
         if (k < m)
-            rf_shuffle_partial(g, r.offs + head, m, k, sizeof *r.offs);
+            rf_shuffle_partial(g, in.r.offs + head, m, k, sizeof *in.r.offs);
         else
-            rf_shuffle_u64(g, r.offs + head, m);
-        write_body(&out, &r, r.offs + head, k, m, body_bytes, p);
+            rf_shuffle_u64(g, in.r.offs + head, m);
+        write_body(&out, &in.r, in.r.offs + head, k, m, body_bytes, p);
+    }
+    if (inputs_changed(&in) != 0) {
+        output_abort(&out);
+        goto done;
     }
     status = output_close(&out);
 done:
-    rf_records_free(&r);
+    repeat_in_free(&in);
     return status;
 }
 

@@ -121,6 +121,39 @@ RF_API size_t rf_records_length(const rf_records *r, uint64_t off);
 RF_API void rf_records_free(rf_records *r);
 
 /* ------------------------------------------------------------------------ */
+/* Inputs that change while they are read                                   */
+/* ------------------------------------------------------------------------ */
+
+/* A mapped file that shrinks inside its last page reads as zeros there, and
+ * one rewritten in place mixes old and new records: neither raises a
+ * signal.  A program that reads a file whole and then uses it takes its
+ * stamp when it opens it and compares at the end, before it commits an
+ * output, as GNU tar does before it says "file changed as we read it".  The
+ * times are only as fine as the file system and the kernel's clock keep
+ * them (often one clock tick, 1 to 10 ms, before Linux 6.13): a rewrite at
+ * the same size within the tick of the file's last change goes unseen; a
+ * change of size never does.  Fields are private. */
+typedef struct rf_file_stamp {
+    int regular; /* 0: not a regular file (a pipe, a device): nothing to compare */
+    uint64_t dev, ino;
+    int64_t size;
+    int64_t mtime_sec, ctime_sec;
+    long mtime_nsec, ctime_nsec;
+} rf_file_stamp;
+
+/* The stamp of the file open as fd (fstat(2)).  Returns 0 or its errno. */
+RF_API RF_NODISCARD int rf_file_stamp_fd(int fd, rf_file_stamp *s);
+
+/* The stamp of the file named path (stat(2), links followed).  Returns 0 or
+ * its errno. */
+RF_API RF_NODISCARD int rf_file_stamp_path(const char *path, rf_file_stamp *s);
+
+/* 1 when `then` and `now` stamp the same regular file (device and inode)
+ * and its size, modification time or change time differ; else 0.  A name
+ * that has come to mean another file is no change to what was read. */
+RF_API int rf_file_changed(const rf_file_stamp *then, const rf_file_stamp *now);
+
+/* ------------------------------------------------------------------------ */
 /* Delimiters                                                               */
 /* ------------------------------------------------------------------------ */
 

@@ -12,8 +12,8 @@
 
 int rfi_watch_add(struct watch *wl, int fd, int own, const char *name, rf_engine_error *err)
 {
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    rf_file_stamp then;
+    if (rf_file_stamp_fd(fd, &then) != 0 || !then.regular)
         return 0; /* pipes and devices are streams: nothing to compare */
     if (wl->n == wl->cap) {
         struct watched *w = rfi_grow(wl->w, &wl->cap, sizeof *w, 8);
@@ -24,26 +24,18 @@ int rfi_watch_add(struct watch *wl, int fd, int own, const char *name, rf_engine
     char *copy = strdup(name ? name : "");
     if (!copy)
         return rfi_engine_nomem(err);
-    wl->w[wl->n++] = (struct watched){copy,        own ? -1 : fd, st.st_dev, st.st_ino,
-                                      st.st_size,  st.st_mtim,    st.st_ctim};
+    wl->w[wl->n++] = (struct watched){copy, own ? -1 : fd, then};
     return 0;
-}
-
-static int same_time(struct timespec a, struct timespec b)
-{
-    return a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec;
 }
 
 int rfi_watch_check(const struct watch *wl, rf_engine_error *err)
 {
     for (size_t i = 0; i < wl->n; i++) {
         const struct watched *w = &wl->w[i];
-        struct stat st;
-        const int r = w->fd >= 0 ? fstat(w->fd, &st) : stat(w->name, &st);
-        if (r != 0 || st.st_dev != w->dev || st.st_ino != w->ino)
-            continue;
-        if (st.st_size != w->size || !same_time(st.st_mtim, w->mtime) ||
-            !same_time(st.st_ctim, w->ctime))
+        rf_file_stamp now;
+        const int r =
+            w->fd >= 0 ? rf_file_stamp_fd(w->fd, &now) : rf_file_stamp_path(w->name, &now);
+        if (r == 0 && rf_file_changed(&w->then, &now))
             return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_CHANGED, w->name, 0);
     }
     return 0;

@@ -4,17 +4,14 @@
 #define RF_ENGINE_WATCH_H
 
 #include <stddef.h>
-#include <sys/stat.h>
 
 #include "riffle_engine.h"
+#include "riffle_io.h"
 
 struct watched {
     char *name;
     int fd; /* the caller's descriptor (still open at the end), or -1 */
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    struct timespec mtime, ctime;
+    rf_file_stamp then;
 };
 
 struct watch {

@@ -75,3 +75,32 @@ limited_run() { # LIMIT_COMMAND: run riffle on $T/big under it
     cmp "$T/free" "$T/limited"
     [ -z "$(ls -A "$T/tmp")" ]
 }
+
+# -r holds its input whole: within the budget, or a clear error naming it.
+@test "-r: an input past --memory is refused naming the budget, -o untouched; one within it is drawn from" {
+    echo original > "$T/out"
+    for z in "" -z; do
+        run timeout 60 "$RIFFLE" -r $z -n 1 --memory=1M -o "$T/out" /dev/zero
+        [ "$status" -eq 1 ]
+        [ "$output" = "riffle: /dev/zero: too large for --repeat within the memory budget of 1048576 bytes (see --memory)" ]
+    done
+    # one giant piped line
+    run bash -c "head -c 3000000 /dev/zero | tr '\\0' x | timeout 60 '$RIFFLE' -r -n 1 --memory=1M -o '$T/out'"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: -: too large for --repeat within the memory budget of 1048576 bytes (see --memory)" ]
+    [ "$(cat "$T/out")" = original ]
+    [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
+    # within the budget: the draws as before
+    seq 1000 | "$RIFFLE" -r -n 5 --seed=4 --memory=1M > "$T/got"
+    [ "$(wc -l < "$T/got")" -eq 5 ]
+    [ "$(sort -n "$T/got" | tail -n 1)" -le 1000 ]
+}
+
+@test "-r /dev/zero at the default budget under ulimit -v: refused, not grown until killed" {
+    ! grep -q __asan_init "$RIFFLE" || skip "sanitizer build: ulimit -v does not apply"
+    for z in "" -z; do
+        run bash -c "ulimit -v 262144; timeout 60 '$RIFFLE' -r $z -n 1 /dev/zero > /dev/null"
+        [ "$status" -eq 1 ]
+        [[ "$output" == "riffle: /dev/zero: too large for --repeat within the memory budget of "*" bytes (see --memory)" ]]
+    done
+}

@@ -61,7 +61,10 @@ fresh() {
 }
 
 # feed MODE: the input on stdin for the pipe modes (two pieces, a pause
-# between them so that riffle reads more than once), else nothing.
+# between them so that riffle's reads usually return data twice), else
+# nothing.  No verdict depends on the pause: the read after riffle's first
+# read(0) is a read(0) whatever the pipe holds then, at worst the one that
+# sees the end of the input.
 feed() {
     case $1 in
     *pipe)

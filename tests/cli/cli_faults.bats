@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # Faults at the edges: -o naming a descriptor, a device or a dangling link;
-# every terminating signal (SIGXFSZ from `ulimit -f`, SIGQUIT, SIGUSR1,
-# SIGALRM) leaves no temporary file; a closed pipe with SIGPIPE ignored is
-# reported as shuf reports it; getrandom(2) answering EAGAIN is retried.
+# SIGXFSZ raised by the kernel for a write past `ulimit -f` leaves no
+# temporary file (every terminating signal sent in each phase: cli_signals);
+# a closed pipe with SIGPIPE ignored is reported as shuf reports it;
+# getrandom(2) answering EAGAIN is retried.
 
 load ../lib/bg_jobs
 

@@ -163,3 +163,42 @@ small_tmpfs() {
     [[ "$output" == *"No space left on device"* ]]
     [ -z "$(ls -A "$MNT")" ]
 }
+
+# The default budget under a limit the process is given: /dev/zero with and
+# without -z (one endless record; endless empty records) ends as an
+# out-of-space error of the small temporary directory -- status 1, not an
+# OOM kill (137) -- with nothing left in it.
+zero_under() { # LIMIT_COMMAND
+    local z
+    for z in "" -z; do
+        run bash -c "$1; exec timeout 120 '$RIFFLE' $z -T '$MNT' /dev/zero > /dev/null"
+        echo "${z:-lines}: status $status: $output"
+        [ "$status" -eq 1 ]
+        [[ "$output" == *"No space left on device"* ]]
+        [ -z "$(ls -A "$MNT")" ]
+    done
+}
+
+@test "/dev/zero at the default budget under ulimit -d: an out-of-space error, nothing left" {
+    sanitized && skip "sanitizer build: its shadow memory is not budgeted"
+    small_tmpfs
+    zero_under "ulimit -d 262144"
+}
+
+@test "/dev/zero at the default budget in a 256 MiB memory cgroup: an out-of-space error, not an OOM kill" {
+    sanitized && skip "sanitizer build: its overhead is not budgeted"
+    small_tmpfs
+    local cg=""
+    if [ -w /sys/fs/cgroup/memory ] && mkdir "/sys/fs/cgroup/memory/riffle-giant-$$" 2> /dev/null; then
+        cg=/sys/fs/cgroup/memory/riffle-giant-$$
+        echo $((256 << 20)) > "$cg/memory.limit_in_bytes"
+    elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2> /dev/null &&
+         mkdir "/sys/fs/cgroup/riffle-giant-$$" 2> /dev/null; then
+        cg=/sys/fs/cgroup/riffle-giant-$$
+        echo $((256 << 20)) > "$cg/memory.max"
+    else
+        skip "no memory cgroup can be made here"
+    fi
+    zero_under "echo \$\$ > '$cg/cgroup.procs'" || { rmdir "$cg"; false; }
+    rmdir "$cg"
+}

@@ -29,8 +29,9 @@ bg_cleanup() {
 }
 
 # default_signals COMMAND [ARG...]: exec COMMAND with the signals the tests
-# send (INT, TERM, HUP, QUIT, USR1, USR2, ALRM) at their default action, and
-# no core file for SIGQUIT; start it in the background for its pid:
+# send (HUP, INT, QUIT, PIPE, ALRM, TERM, USR1, USR2, XCPU, XFSZ, VTALRM,
+# PROF) at their default action, and no core file for the ones that dump
+# one; start it in the background for its pid:
 #     default_signals "$RIFFLE" ... 3>&- &
 # A non-interactive shell starts background jobs with SIGINT and SIGQUIT
 # ignored, and a shell that was itself started with a signal ignored (by
@@ -40,11 +41,12 @@ bg_cleanup() {
 default_signals() {
     ulimit -c 0
     if env --default-signal=INT true 2> /dev/null; then
-        exec env --default-signal=INT,TERM,HUP,QUIT,USR1,USR2,ALRM "$@"
+        exec env --default-signal=INT,TERM,HUP,QUIT,USR1,USR2,ALRM,PIPE,XCPU,XFSZ,VTALRM,PROF "$@"
     fi
     exec python3 -c 'import os, signal, sys
 for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT,
-          signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
+          signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGPIPE,
+          signal.SIGXCPU, signal.SIGXFSZ, signal.SIGVTALRM, signal.SIGPROF):
     signal.signal(s, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }
