@@ -107,7 +107,9 @@ EOF
 }
 
 @test "SIGCHLD ignored by riffle's parent: trials still run and are judged" {
-    run timeout 120 bash -c 'trap "" CHLD; exec "$0" audit --cmd="$0 audit --as-shuffler=fisher-yates" --n=4 --trials=500' "$RIFFLE"
+    # (the shuffler is not seeded: --alpha=1e-6 keeps a false alarm at odds
+    # of about one in a million)
+    run timeout 120 bash -c 'trap "" CHLD; exec "$0" audit --cmd="$0 audit --as-shuffler=fisher-yates" --n=4 --trials=500 --alpha=1e-6' "$RIFFLE"
     [ "$status" -eq 0 ]
     [[ "$output" == *"verdict: fair"* ]]
 }
@@ -231,11 +233,17 @@ d = json.loads(sys.stdin.buffer.read().decode("utf-8", "strict"))
 assert "\x1b[31m\x01\ufffd\u00e9" in d["command"]["example"], d["command"]["example"]'
 }
 
+# The first trial to end is always reported (later ones at most once a
+# second), so the progress line does not depend on how fast trials run; the
+# time limit is certain to cut 100000 trials of 50 ms.  Any verdict a cut run
+# can give is accepted: which trials were gathered depends on the machine.
 @test "--progress reports trials on stderr; --time-limit ends a long audit" {
+    run timeout 60 "$RIFFLE" audit --cmd=cat --trials=20 --progress
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"riffle: audit: n = 6, 1 trials done, next look after 20 (in ~"* ]]
     run timeout 60 "$RIFFLE" audit --cmd="sh -c 'sleep 0.05; cat'" --trials=100000 \
-        --time-limit=1 --progress
-    [ "$status" -ne 1 ]
-    [[ "$output" == *"riffle: audit: n = 6, "*" trials done, next look after 100000"* ]]
+        --time-limit=1
+    [ "$status" -eq 0 ] || [ "$status" -eq 2 ] || [ "$status" -eq 3 ]
     [[ "$output" == *"time limit: 1 s reached; judged on the trials gathered"* ]]
     [[ "$output" == *"verdict: "* ]]
 }
@@ -243,8 +251,9 @@ assert "\x1b[31m\x01\ufffd\u00e9" in d["command"]["example"], d["command"]["exam
 @test "--time-limit also ends a long in-process audit" {
     run timeout 60 "$RIFFLE" audit fisher-yates --n=6 --trials=100000000000 \
         --time-limit=0.5 --seed=1
-    [ "$status" -eq 0 ] || [ "$status" -eq 3 ]
+    [ "$status" -eq 0 ] || [ "$status" -eq 2 ] || [ "$status" -eq 3 ]
     [[ "$output" == *"time limit: 0.5 s reached; judged on the trials gathered"* ]]
+    [[ "$output" == *"verdict: "* ]]
 }
 
 @test "the limits are options of --cmd, checked" {
@@ -265,7 +274,13 @@ assert "\x1b[31m\x01\ufffd\u00e9" in d["command"]["example"], d["command"]["exam
     run "$RIFFLE" audit --cmd="$RIFFLE audit --as-shuffler=fisher-yates" --n=4 \
         --trials=12 --json
     [ "$status" -ne 1 ]
-    [[ "$output" == *'"timeout_s": 10, "timeout_derived": true, "max_output": 4096,'* ]]
+    # (the derived value is max(10 s, 20 x the slowest of the first trials):
+    # at least 10, more on a loaded machine)
+    printf '%s\n' "$output" | "$PY" -c '
+import json, sys
+c = json.load(sys.stdin)["command"]
+assert c["timeout_derived"] is True and c["timeout_s"] >= 10, c
+assert c["max_output"] == 4096, c'
     run "$RIFFLE" audit --cmd="$RIFFLE audit --as-shuffler=fisher-yates" --n=4 \
         --trials=12 --timeout=3.5
     [ "$status" -ne 1 ]
