@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "cli.h"
 #include "commands.h"
 
 #define MAX_SIZES 16
@@ -122,15 +123,36 @@ static int parse_sizes(audit_opts *o, const char *s)
     return ret == 0 && o->nsizes > 0 ? 0 : -1;
 }
 
+/* The options that take a value, and what a repeat with another value says
+ * ("multiple seeds specified": cli_set_once, the rule of every command). */
+static const struct {
+    const char *name, *plural;
+} with_value[] = {
+    {"n", "deck sizes"},       {"trials", "trial counts"},   {"max-trials", "trial budgets"},
+    {"alpha", "alphas"},       {"seed", "seeds"},            {"threads", "thread counts"},
+    {"jobs", "job counts"},    {"report", "report files"},   {"cmd", "commands"},
+    {"as-shuffler", "shufflers"}, {"timeout", "timeouts"},   {"max-output", "output limits"},
+    {"time-limit", "time limits"},
+};
+#define N_WITH_VALUE (sizeof with_value / sizeof with_value[0])
+
 static int takes_value(const char *opt)
 {
-    static const char *const with[] = {"n", "trials", "max-trials", "alpha", "seed",
-                                       "threads", "jobs", "report", "cmd",
-                                       "as-shuffler", "timeout", "max-output",
-                                       "time-limit"};
-    for (size_t i = 0; i < sizeof with / sizeof with[0]; i++)
-        if (strcmp(opt, with[i]) == 0)
+    for (size_t i = 0; i < N_WITH_VALUE; i++)
+        if (strcmp(opt, with_value[i].name) == 0)
             return 1;
+    return 0;
+}
+
+/* A value given again must be the same: the value each option was given. */
+static int set_once(const char **given, const char *opt, const char *v)
+{
+    for (size_t i = 0; i < N_WITH_VALUE; i++)
+        if (strcmp(opt, with_value[i].name) == 0 &&
+            cli_set_once(&given[i], v, with_value[i].plural) != CLI_CONTINUE) {
+            cli_try_help("audit");
+            return EXIT_ERROR;
+        }
     return 0;
 }
 
@@ -194,6 +216,7 @@ static int set_value(audit_opts *o, const char *opt, const char *v)
 
 static int parse_args(audit_opts *o, int argc, char **argv)
 {
+    const char *given[N_WITH_VALUE] = {NULL};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0) {
@@ -220,10 +243,11 @@ static int parse_args(audit_opts *o, int argc, char **argv)
             if (eq != NULL)
                 return usage_error("option '--%s' takes no argument", opt);
             status = set_flag(o, opt);
-        } else if (eq != NULL) {
-            status = set_value(o, opt, eq + 1);
-        } else if (i + 1 < argc) {
-            status = set_value(o, opt, argv[++i]);
+        } else if (eq != NULL || i + 1 < argc) {
+            const char *v = eq != NULL ? eq + 1 : argv[++i];
+            status = set_once(given, opt, v);
+            if (status == 0)
+                status = set_value(o, opt, v);
         } else {
             return usage_error("option '--%s' requires an argument", opt);
         }
