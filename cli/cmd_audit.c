@@ -17,6 +17,7 @@
 
 #include "audit.h"
 #include "cli.h"
+#include "cli_options.h"
 #include "commands.h"
 
 #define MAX_SIZES 16
@@ -123,36 +124,69 @@ static int parse_sizes(audit_opts *o, const char *s)
     return ret == 0 && o->nsizes > 0 ? 0 : -1;
 }
 
-/* The options that take a value, and what a repeat with another value says
- * ("multiple seeds specified": cli_set_once, the rule of every command). */
-static const struct {
-    const char *name, *plural;
-} with_value[] = {
-    {"n", "deck sizes"},       {"trials", "trial counts"},   {"max-trials", "trial budgets"},
-    {"alpha", "alphas"},       {"seed", "seeds"},            {"threads", "thread counts"},
-    {"jobs", "job counts"},    {"report", "report files"},   {"cmd", "commands"},
-    {"as-shuffler", "shufflers"}, {"timeout", "timeouts"},   {"max-output", "output limits"},
-    {"time-limit", "time limits"},
+/* The options: their names and whether they take a value (audit parses
+ * them itself, exact names only, --name=VALUE or --name VALUE), exported for
+ * the command-line fuzzer (cli_options.h).  `val` indexes what a repeat of a
+ * value option with another value says ("multiple seeds specified":
+ * cli_set_once, the rule of every command). */
+enum {
+    A_N, A_TRIALS, A_MAX_TRIALS, A_ALPHA, A_SEED, A_THREADS, A_JOBS, A_REPORT, A_CMD,
+    A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_WITH_VALUE, /* flags: */
+    A_EXACT = A_WITH_VALUE, A_WALK, A_JSON, A_LIST, A_PROGRESS, A_HELP
 };
-#define N_WITH_VALUE (sizeof with_value / sizeof with_value[0])
+static const char *const plural[A_WITH_VALUE] = {
+    "deck sizes", "trial counts", "trial budgets", "alphas", "seeds", "thread counts",
+    "job counts", "report files", "commands", "shufflers", "timeouts", "output limits",
+    "time limits",
+};
+static const struct option audit_longopts[] = {
+    {"n", required_argument, NULL, A_N},
+    {"trials", required_argument, NULL, A_TRIALS},
+    {"max-trials", required_argument, NULL, A_MAX_TRIALS},
+    {"alpha", required_argument, NULL, A_ALPHA},
+    {"seed", required_argument, NULL, A_SEED},
+    {"threads", required_argument, NULL, A_THREADS},
+    {"jobs", required_argument, NULL, A_JOBS},
+    {"report", required_argument, NULL, A_REPORT},
+    {"cmd", required_argument, NULL, A_CMD},
+    {"as-shuffler", required_argument, NULL, A_AS_SHUFFLER},
+    {"timeout", required_argument, NULL, A_TIMEOUT},
+    {"max-output", required_argument, NULL, A_MAX_OUTPUT},
+    {"time-limit", required_argument, NULL, A_TIME_LIMIT},
+    {"exact", no_argument, NULL, A_EXACT},
+    {"walk", no_argument, NULL, A_WALK},
+    {"json", no_argument, NULL, A_JSON},
+    {"list", no_argument, NULL, A_LIST},
+    {"progress", no_argument, NULL, A_PROGRESS},
+    {"help", no_argument, NULL, A_HELP},
+    {NULL, 0, NULL, 0},
+};
+const struct cli_options cli_audit_options = {"audit", 0, "h", audit_longopts};
+
+/* The option named opt, or NULL. */
+static const struct option *find_option(const char *opt)
+{
+    for (const struct option *o = audit_longopts; o->name; o++)
+        if (strcmp(opt, o->name) == 0)
+            return o;
+    return NULL;
+}
 
 static int takes_value(const char *opt)
 {
-    for (size_t i = 0; i < N_WITH_VALUE; i++)
-        if (strcmp(opt, with_value[i].name) == 0)
-            return 1;
-    return 0;
+    const struct option *o = find_option(opt);
+    return o != NULL && o->has_arg == required_argument;
 }
 
-/* A value given again must be the same: the value each option was given. */
+/* A value given again must be the same: given[] holds the value each option
+ * was given. */
 static int set_once(const char **given, const char *opt, const char *v)
 {
-    for (size_t i = 0; i < N_WITH_VALUE; i++)
-        if (strcmp(opt, with_value[i].name) == 0 &&
-            cli_set_once(&given[i], v, with_value[i].plural) != CLI_CONTINUE) {
-            cli_try_help("audit");
-            return EXIT_ERROR;
-        }
+    const int k = find_option(opt)->val;
+    if (cli_set_once(&given[k], v, plural[k]) != CLI_CONTINUE) {
+        cli_try_help("audit");
+        return EXIT_ERROR;
+    }
     return 0;
 }
 
@@ -216,7 +250,7 @@ static int set_value(audit_opts *o, const char *opt, const char *v)
 
 static int parse_args(audit_opts *o, int argc, char **argv)
 {
-    const char *given[N_WITH_VALUE] = {NULL};
+    const char *given[A_WITH_VALUE] = {NULL};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0) {
