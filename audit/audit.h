@@ -378,6 +378,8 @@ size_t audit_utf8_char(const unsigned char *s);
 /* Bytes from a command's output, safe on a terminal: control characters and
  * bytes that are not UTF-8 escaped (\xHH, \u00HH), a backslash doubled. */
 void audit_fput_text(FILE *f, const char *s);
+/* The same for len bytes that may hold NULs (written as \x00). */
+void audit_fput_bytes(FILE *f, const char *s, size_t len);
 /* Exact fractions as decimal strings (helpers shared by the writers). */
 void audit_fprint_ratio(FILE *f, const mpz_t num, const mpz_t den);
 double audit_ratio_double(const mpz_t num, const mpz_t den);

@@ -5,18 +5,26 @@
  * Each trial feeds the lines "1".."n" on stdin (a file, so a child can never
  * block the parent on a pipe) and collects stdout through a pipe, read as it
  * comes and never beyond the output limit (a trial over it is killed: nothing
- * reaches the disk and memory stays bounded).  Up to `jobs` trials run at once.
+ * reaches the disk and memory stays bounded).  Its stderr is a pipe too, never
+ * riffle's own: its bytes count toward the same limit, the first STDERR_KEEP
+ * are kept and shown, escaped, for the first trial judged broken (a trial
+ * could otherwise flood riffle's stderr or send escape sequences to the
+ * user's terminal), the rest are dropped.  Up to `jobs` trials run at once.
  * Commands without shell syntax are split on blanks and started directly
  * (posix_spawnp: no shell, and no copy of the parent's page tables as fork
  * would make); others go through /bin/sh -c.  Every output is checked to be a
  * permutation of the input before it counts.
  *
  * Containment (docs/audit.md, "Running untrusted commands"):
- *  - each trial leads its own process group, so `kill 0` in a trial reaches
- *    only that trial, and the whole group is killed (SIGKILL) as soon as its
- *    leader ends, times out or overflows, and when a signal ends the audit;
- *    the leader is killed while still a zombie, so its pid (the group's id)
- *    cannot have been reused;
+ *  - each trial leads its own session, hence its own process group
+ *    (POSIX_SPAWN_SETSID, glibc 2.26; elsewhere only a group): `kill 0` in a
+ *    trial reaches only that trial, a trial cannot setpgid() itself into
+ *    riffle's group (a group must be joined within its session, XSH
+ *    setpgid), and terminal stop signals, which go to the terminal's
+ *    foreground group, never reach it.  The whole group is killed (SIGKILL)
+ *    as soon as its leader ends, times out or overflows, and when a signal
+ *    ends the audit; the leader is killed while still a zombie, so its pid
+ *    (the group's id) cannot have been reused;
  *  - riffle is a child subreaper (prctl PR_SET_CHILD_SUBREAPER, Linux 3.4):
  *    a descendant that left the group (setsid) is re-parented to riffle when
  *    its parent dies, and riffle kills and reaps every such stray child after
@@ -59,6 +67,8 @@ extern char **environ;
 #define OUTPUT_MIN 4096          /* ...and at least 4 KiB */
 #define STRAY_ROUNDS 64          /* generations of strays killed per sweep */
 #define TICK 0.02                /* seconds between checks without a pidfd */
+#define STDERR_KEEP 4096         /* bytes of a trial's stderr kept to show... */
+#define STDERR_LINES 16          /* ...in at most this many lines */
 
 /* ---- what a signal must undo ---------------------------------------------- */
 
@@ -325,9 +335,12 @@ double audit_child_timeout(const audit_child *c)
 
 typedef struct slot {
     pid_t pid;          /* 0 when free */
-    int pidfd, out;     /* -1 when closed */
+    int pidfd, out, err; /* -1 when closed */
     char *buf;
     size_t len, cap;    /* cap grows up to the output limit + 1 */
+    char *ebuf;         /* the first STDERR_KEEP + 1 bytes of stderr, NUL ended */
+    size_t elen;        /* bytes in ebuf */
+    uint64_t etotal;    /* bytes of stderr read */
     int overflow, timed_out;
     double start;
     uint64_t trial;
@@ -349,7 +362,13 @@ static int spawn_attr(posix_spawnattr_t *at)
     sigaddset(&dfl, SIGPIPE);
     if (posix_spawnattr_init(at) != 0)
         return -1;
-    if (posix_spawnattr_setflags(at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+#ifdef POSIX_SPAWN_SETSID
+    /* A new session: its leader's group id is its pid, as with SETPGROUP. */
+    const short group = POSIX_SPAWN_SETSID;
+#else
+    const short group = POSIX_SPAWN_SETPGROUP;
+#endif
+    if (posix_spawnattr_setflags(at, group | POSIX_SPAWN_SETSIGMASK |
                                          POSIX_SPAWN_SETSIGDEF) != 0 ||
         posix_spawnattr_setpgroup(at, 0) != 0 ||
         posix_spawnattr_setsigmask(at, &none) != 0 ||
@@ -364,26 +383,33 @@ static int spawn_attr(posix_spawnattr_t *at)
  * glibc's posix_spawnp reports it). */
 static int spawn_trial(audit_child *c, slot *s)
 {
-    int p[2];
+    if (s->ebuf == NULL && (s->ebuf = malloc(STDERR_KEEP + 2)) == NULL)
+        return ENOMEM;
+    int p[2], e[2];
     if (pipe2(p, O_CLOEXEC) != 0)
         return errno;
+    if (pipe2(e, O_CLOEXEC) != 0) {
+        const int saved = errno;
+        close(p[0]);
+        close(p[1]);
+        return saved;
+    }
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     int err = posix_spawn_file_actions_init(&fa);
-    if (err != 0) {
+    if (err != 0 || spawn_attr(&at) != 0) {
+        if (err == 0)
+            posix_spawn_file_actions_destroy(&fa);
         close(p[0]);
         close(p[1]);
-        return err;
-    }
-    if (spawn_attr(&at) != 0) {
-        posix_spawn_file_actions_destroy(&fa);
-        close(p[0]);
-        close(p[1]);
-        return ENOMEM;
+        close(e[0]);
+        close(e[1]);
+        return err != 0 ? err : ENOMEM;
     }
     pid_t pid = 0;
     if ((err = posix_spawn_file_actions_addopen(&fa, 0, c->input_path, O_RDONLY, 0)) == 0 &&
-        (err = posix_spawn_file_actions_adddup2(&fa, p[1], 1)) == 0) {
+        (err = posix_spawn_file_actions_adddup2(&fa, p[1], 1)) == 0 &&
+        (err = posix_spawn_file_actions_adddup2(&fa, e[1], 2)) == 0) {
         static char sh[] = "/bin/sh", dash_c[] = "-c";
         char *shell_argv[] = {sh, dash_c, (char *)(uintptr_t)c->command, NULL};
         char **argv = c->use_shell ? shell_argv : c->argv;
@@ -392,14 +418,20 @@ static int spawn_trial(audit_child *c, slot *s)
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(p[1]);
+    close(e[1]);
     if (err != 0) {
         close(p[0]);
+        close(e[0]);
         return err;
     }
     fcntl(p[0], F_SETFL, O_NONBLOCK);
+    fcntl(e[0], F_SETFL, O_NONBLOCK);
     s->pid = pid;
     s->out = p[0];
+    s->err = e[0];
     s->len = 0;
+    s->elen = 0;
+    s->etotal = 0;
     s->overflow = s->timed_out = 0;
     s->start = seconds_now();
 #ifdef SYS_pidfd_open
@@ -445,10 +477,64 @@ static int drain(slot *s, uint64_t limit)
             return 1;
         if (!s->overflow) {
             s->len += (size_t)r;
-            if (s->len > limit)
+            if (s->len + s->etotal > limit)
                 return s->overflow = 1, 1; /* stop reading: the trial is killed */
         }
     }
+}
+
+/* Read what the stderr pipe holds now: the first STDERR_KEEP + 1 bytes are
+ * kept, all count toward the output limit.  Returns 1 at end of file or when
+ * the limit is passed (the trial is then killed). */
+static int drain_err(slot *s, uint64_t limit)
+{
+    char scratch[4096];
+    for (;;) {
+        const ssize_t r = read(s->err, scratch, sizeof scratch);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return errno == EAGAIN ? 0 : 1;
+        if (r == 0)
+            return 1;
+        const size_t room = STDERR_KEEP + 1 - s->elen;
+        const size_t keep = (size_t)r < room ? (size_t)r : room;
+        memcpy(s->ebuf + s->elen, scratch, keep);
+        s->elen += keep;
+        s->ebuf[s->elen] = '\0';
+        s->etotal += (uint64_t)r;
+        if (s->len + s->etotal > limit)
+            return s->overflow = 1, 1;
+    }
+}
+
+/* The stderr of slot s's trial on riffle's stderr, each line prefixed and
+ * escaped as the text report escapes a command's output, cut at STDERR_KEEP
+ * bytes on a UTF-8 character and at STDERR_LINES lines. */
+static void show_stderr(const slot *s)
+{
+    if (s->etotal == 0)
+        return;
+    size_t shown = audit_utf8_cut(s->ebuf, s->elen, STDERR_KEEP);
+    const char *p = s->ebuf;
+    for (int lines = 0; lines < STDERR_LINES && p != NULL && p < s->ebuf + shown; lines++)
+        if ((p = memchr(p, '\n', shown - (size_t)(p - s->ebuf))) != NULL)
+            p++;
+    if (p != NULL && p < s->ebuf + shown)
+        shown = (size_t)(p - s->ebuf);
+    for (size_t pos = 0; pos < shown;) {
+        const char *nl = memchr(s->ebuf + pos, '\n', shown - pos);
+        const size_t end = nl ? (size_t)(nl - s->ebuf) : shown;
+        fprintf(stderr, "riffle: audit: trial %llu stderr: ", (unsigned long long)s->trial + 1);
+        audit_fput_bytes(stderr, s->ebuf + pos, end - pos);
+        fputc('\n', stderr);
+        pos = end + 1;
+    }
+    if (s->etotal > shown)
+        fprintf(stderr, "riffle: audit: trial %llu stderr: (%llu more bytes not shown)\n",
+                (unsigned long long)s->trial + 1,
+                (unsigned long long)(s->etotal - shown));
+    fflush(stderr);
 }
 
 /* ---- the run ------------------------------------------------------------------ */
@@ -466,11 +552,13 @@ typedef struct cmd_run {
     int progress_shown;
 } cmd_run;
 
-static void note_broken(audit_child *c, uint64_t trial, const char *why)
+static void note_broken(audit_child *c, const slot *s, const char *why)
 {
-    if (c->broken++ == 0)
+    if (c->broken++ == 0) {
         snprintf(c->example, sizeof c->example, "trial %llu: %s",
-                 (unsigned long long)trial + 1, why);
+                 (unsigned long long)s->trial + 1, why);
+        show_stderr(s);
+    }
 }
 
 static void progress(cmd_run *r, int final)
@@ -522,6 +610,11 @@ static void finish(cmd_run *r, unsigned k)
         close(s->out);
         s->out = -1;
     }
+    if (s->err >= 0) {
+        drain_err(s, r->limit);
+        close(s->err);
+        s->err = -1;
+    }
     if (s->pidfd >= 0)
         close(s->pidfd);
     s->pidfd = -1;
@@ -535,24 +628,26 @@ static void finish(cmd_run *r, unsigned k)
     if (s->timed_out) {
         snprintf(why, sizeof why, "timed out after %.3g s (killed)", audit_child_timeout(c));
         c->timed_out++;
-        note_broken(c, s->trial, why);
+        note_broken(c, s, why);
     } else if (s->overflow) {
         snprintf(why, sizeof why, "more than %llu bytes of output (killed)",
                  (unsigned long long)r->limit);
         c->overflowed++;
-        note_broken(c, s->trial, why);
+        note_broken(c, s, why);
     } else if (c->use_shell && WIFEXITED(status) &&
                (WEXITSTATUS(status) == 127 || WEXITSTATUS(status) == 126) && s->len == 0) {
         /* The shell could not find or run the command (XCU 2.8.2); without a
          * shell, posix_spawnp reports exec's error itself. */
+        if (c->cannot_run == 0)
+            show_stderr(s); /* the shell's own message */
         c->cannot_run = WEXITSTATUS(status);
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         snprintf(why, sizeof why, WIFEXITED(status) ? "exit status %d" : "killed by signal %d",
                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-        note_broken(c, s->trial, why);
+        note_broken(c, s, why);
     } else if (audit_parse_output(s->buf, s->len, r->n, r->a, r->seen, why,
                                   sizeof why) != 0) {
-        note_broken(c, s->trial, why);
+        note_broken(c, s, why);
     } else {
         audit_acc_add(r->acc, r->a);
         if (c->calibrated < CALIBRATION_RUNS) {
@@ -605,8 +700,8 @@ static int start_trials(cmd_run *r, uint64_t *started, uint64_t trials, int *err
 static void wait_events(cmd_run *r, double until)
 {
     audit_child *c = r->c;
-    struct pollfd pfd[2 * MAX_JOBS];
-    unsigned who[2 * MAX_JOBS];
+    struct pollfd pfd[3 * MAX_JOBS];
+    unsigned who[3 * MAX_JOBS];
     nfds_t m = 0;
     int tick = 0;
     for (unsigned k = 0; k < c->jobs; k++) {
@@ -615,6 +710,8 @@ static void wait_events(cmd_run *r, double until)
             continue;
         if (s->out >= 0)
             pfd[m] = (struct pollfd){.fd = s->out, .events = POLLIN}, who[m++] = k;
+        if (s->err >= 0)
+            pfd[m] = (struct pollfd){.fd = s->err, .events = POLLIN}, who[m++] = k;
         if (s->pidfd >= 0)
             pfd[m] = (struct pollfd){.fd = s->pidfd, .events = POLLIN}, who[m++] = k;
         else
@@ -636,6 +733,11 @@ static void wait_events(cmd_run *r, double until)
         if (pfd[i].fd == s->out && drain(s, r->limit)) {
             close(s->out);
             s->out = -1;
+            if (s->overflow)
+                kill_group(s);
+        } else if (pfd[i].fd == s->err && drain_err(s, r->limit)) {
+            close(s->err);
+            s->err = -1;
             if (s->overflow)
                 kill_group(s);
         }
@@ -687,9 +789,12 @@ static int run_loop(cmd_run *r, uint64_t trials)
                 live_group[k] = 0;
                 if (s->out >= 0)
                     close(s->out);
+                if (s->err >= 0)
+                    close(s->err);
                 if (s->pidfd >= 0)
                     close(s->pidfd);
-                *s = (slot){.pid = 0, .pidfd = -1, .out = -1, .buf = s->buf, .cap = s->cap};
+                *s = (slot){.pid = 0, .pidfd = -1, .out = -1, .err = -1, .buf = s->buf,
+                            .cap = s->cap, .ebuf = s->ebuf};
             }
         }
     }
@@ -718,7 +823,7 @@ int audit_child_run(audit_child *c, size_t n, uint64_t trials, audit_acc *acc)
         goto done;
     }
     for (unsigned k = 0; k < c->jobs; k++) {
-        r.slots[k] = (slot){.pid = 0, .pidfd = -1, .out = -1};
+        r.slots[k] = (slot){.pid = 0, .pidfd = -1, .out = -1, .err = -1};
     }
     const double t0 = seconds_now();
     ret = run_loop(&r, trials);
@@ -727,8 +832,10 @@ int audit_child_run(audit_child *c, size_t n, uint64_t trials, audit_acc *acc)
     if (ret != 0)
         fprintf(stderr, "riffle: audit: cannot run '%s': %s\n", c->command, c->error);
 done:
-    for (unsigned k = 0; r.slots != NULL && k < c->jobs; k++)
+    for (unsigned k = 0; r.slots != NULL && k < c->jobs; k++) {
         free(r.slots[k].buf);
+        free(r.slots[k].ebuf);
+    }
     free(r.a);
     free(r.seen);
     free(r.slots);

@@ -77,24 +77,34 @@ size_t audit_utf8_char(const unsigned char *s)
  * range U+0080..U+009F, which terminals may obey) as \uXXXX or \xHH, bytes
  * that are not UTF-8 as \xHH, a backslash doubled.  Nothing that reaches the
  * terminal can be an escape sequence. */
-void audit_fput_text(FILE *f, const char *str)
+void audit_fput_bytes(FILE *f, const char *str, size_t len)
 {
     const unsigned char *s = (const unsigned char *)str;
-    while (s != NULL && *s) {
-        const size_t len = audit_utf8_char(s);
-        if (*s == '\\') {
+    for (size_t i = 0; i < len;) {
+        /* The character is measured on a NUL-terminated copy of at most 4
+         * bytes, so nothing past s[len) is read. */
+        unsigned char ch[5] = {0};
+        memcpy(ch, s + i, len - i < 4 ? len - i : 4);
+        const size_t clen = audit_utf8_char(ch);
+        if (ch[0] == '\\') {
             fputs("\\\\", f);
-        } else if (len == 1 && *s >= 0x20 && *s < 0x7F) {
-            fputc(*s, f);
-        } else if (len == 2 && s[0] == 0xC2 && s[1] < 0xA0) {
-            fprintf(f, "\\u%04x", s[1]); /* C1 control */
-        } else if (len > 1) {
-            fwrite(s, 1, len, f);
+        } else if (clen == 1 && ch[0] >= 0x20 && ch[0] < 0x7F) {
+            fputc(ch[0], f);
+        } else if (clen == 2 && ch[0] == 0xC2 && ch[1] < 0xA0) {
+            fprintf(f, "\\u%04x", ch[1]); /* C1 control */
+        } else if (clen > 1) {
+            fwrite(ch, 1, clen, f);
         } else {
-            fprintf(f, "\\x%02x", *s);
+            fprintf(f, "\\x%02x", ch[0]);
         }
-        s += len ? len : 1;
+        i += clen ? clen : 1;
     }
+}
+
+void audit_fput_text(FILE *f, const char *str)
+{
+    if (str != NULL)
+        audit_fput_bytes(f, str, strlen(str));
 }
 
 static void print_ordering(FILE *f, uint64_t rank, size_t n)

@@ -23,11 +23,12 @@ extern const struct cli_options cli_unrank_options;  /* cmd_rank.c */
 extern const struct cli_options cli_sample_options;  /* cmd_sample.c */
 extern const struct cli_options cli_scatter_options; /* cmd_scatter.c */
 extern const struct cli_options cli_gather_options;  /* cmd_gather.c */
+extern const struct cli_options cli_audit_options;   /* cmd_audit.c (its own parser) */
 extern const struct cli_options cli_riffle_options;  /* shuf_options.c: riffle's shuffle */
 extern const struct cli_options cli_shuf_options;    /* shuf_options.c: as `shuf` */
 
-/* The tables above, ending with NULL.  (`riffle audit`, whose runs are long
- * by design, keeps its table to itself.) */
+/* The tables above, ending with NULL.  (`riffle audit` parses its options
+ * itself, exact names only, from its table; the fuzzer bounds its runs.) */
 extern const struct cli_options *const cli_all_options[];
 
 #endif /* RIFFLE_CLI_OPTIONS_H */

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "cli.h"
+#include "cli_options.h"
 #include "commands.h"
 
 #define MAX_SIZES 16
@@ -62,8 +64,9 @@ static const char usage_text[] =
     "  --jobs=J          concurrent processes with --cmd\n"
     "  --timeout=SECONDS  kill a --cmd trial after this long (default: 60 s for\n"
     "                    the first 5 trials, then max(10 s, 20 x the slowest))\n"
-    "  --max-output=BYTES  kill a --cmd trial that writes more (default: 4 x the\n"
-    "                    input, at least 4096); such a trial is broken\n"
+    "  --max-output=BYTES  kill a --cmd trial that writes more, on stdout and\n"
+    "                    stderr (default: 4 x the input, at least 4096); such a\n"
+    "                    trial is broken\n"
     "  --time-limit=SECONDS  stop starting trials after this long and judge what\n"
     "                    was gathered\n"
     "  --progress        progress on stderr (default: when it is a terminal)\n"
@@ -121,15 +124,69 @@ static int parse_sizes(audit_opts *o, const char *s)
     return ret == 0 && o->nsizes > 0 ? 0 : -1;
 }
 
+/* The options: their names and whether they take a value (audit parses
+ * them itself, exact names only, --name=VALUE or --name VALUE), exported for
+ * the command-line fuzzer (cli_options.h).  `val` indexes what a repeat of a
+ * value option with another value says ("multiple seeds specified":
+ * cli_set_once, the rule of every command). */
+enum {
+    A_N, A_TRIALS, A_MAX_TRIALS, A_ALPHA, A_SEED, A_THREADS, A_JOBS, A_REPORT, A_CMD,
+    A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_WITH_VALUE, /* flags: */
+    A_EXACT = A_WITH_VALUE, A_WALK, A_JSON, A_LIST, A_PROGRESS, A_HELP
+};
+static const char *const plural[A_WITH_VALUE] = {
+    "deck sizes", "trial counts", "trial budgets", "alphas", "seeds", "thread counts",
+    "job counts", "report files", "commands", "shufflers", "timeouts", "output limits",
+    "time limits",
+};
+static const struct option audit_longopts[] = {
+    {"n", required_argument, NULL, A_N},
+    {"trials", required_argument, NULL, A_TRIALS},
+    {"max-trials", required_argument, NULL, A_MAX_TRIALS},
+    {"alpha", required_argument, NULL, A_ALPHA},
+    {"seed", required_argument, NULL, A_SEED},
+    {"threads", required_argument, NULL, A_THREADS},
+    {"jobs", required_argument, NULL, A_JOBS},
+    {"report", required_argument, NULL, A_REPORT},
+    {"cmd", required_argument, NULL, A_CMD},
+    {"as-shuffler", required_argument, NULL, A_AS_SHUFFLER},
+    {"timeout", required_argument, NULL, A_TIMEOUT},
+    {"max-output", required_argument, NULL, A_MAX_OUTPUT},
+    {"time-limit", required_argument, NULL, A_TIME_LIMIT},
+    {"exact", no_argument, NULL, A_EXACT},
+    {"walk", no_argument, NULL, A_WALK},
+    {"json", no_argument, NULL, A_JSON},
+    {"list", no_argument, NULL, A_LIST},
+    {"progress", no_argument, NULL, A_PROGRESS},
+    {"help", no_argument, NULL, A_HELP},
+    {NULL, 0, NULL, 0},
+};
+const struct cli_options cli_audit_options = {"audit", 0, "h", audit_longopts};
+
+/* The option named opt, or NULL. */
+static const struct option *find_option(const char *opt)
+{
+    for (const struct option *o = audit_longopts; o->name; o++)
+        if (strcmp(opt, o->name) == 0)
+            return o;
+    return NULL;
+}
+
 static int takes_value(const char *opt)
 {
-    static const char *const with[] = {"n", "trials", "max-trials", "alpha", "seed",
-                                       "threads", "jobs", "report", "cmd",
-                                       "as-shuffler", "timeout", "max-output",
-                                       "time-limit"};
-    for (size_t i = 0; i < sizeof with / sizeof with[0]; i++)
-        if (strcmp(opt, with[i]) == 0)
-            return 1;
+    const struct option *o = find_option(opt);
+    return o != NULL && o->has_arg == required_argument;
+}
+
+/* A value given again must be the same: given[] holds the value each option
+ * was given. */
+static int set_once(const char **given, const char *opt, const char *v)
+{
+    const int k = find_option(opt)->val;
+    if (cli_set_once(&given[k], v, plural[k]) != CLI_CONTINUE) {
+        cli_try_help("audit");
+        return EXIT_ERROR;
+    }
     return 0;
 }
 
@@ -193,6 +250,7 @@ static int set_value(audit_opts *o, const char *opt, const char *v)
 
 static int parse_args(audit_opts *o, int argc, char **argv)
 {
+    const char *given[A_WITH_VALUE] = {NULL};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
         if (strcmp(arg, "-h") == 0) {
@@ -219,10 +277,11 @@ static int parse_args(audit_opts *o, int argc, char **argv)
             if (eq != NULL)
                 return usage_error("option '--%s' takes no argument", opt);
             status = set_flag(o, opt);
-        } else if (eq != NULL) {
-            status = set_value(o, opt, eq + 1);
-        } else if (i + 1 < argc) {
-            status = set_value(o, opt, argv[++i]);
+        } else if (eq != NULL || i + 1 < argc) {
+            const char *v = eq != NULL ? eq + 1 : argv[++i];
+            status = set_once(given, opt, v);
+            if (status == 0)
+                status = set_value(o, opt, v);
         } else {
             return usage_error("option '--%s' requires an argument", opt);
         }

@@ -32,6 +32,7 @@ struct gather_opts {
     uint64_t memory;
     const char *tmpdir;
     unsigned threads;
+    const char *memory_arg, *threads_arg; /* as given (cli_set_once) */
 };
 
 static const struct option gather_longopts[] = {
@@ -77,15 +78,13 @@ static int on_gather_option(void *ctx, int c, const char *arg)
     struct gather_opts *o = ctx;
     switch (c) {
     case 'o':
-        o->output = arg;
-        return CLI_CONTINUE;
+        return cli_set_once(&o->output, arg, "output files");
     case OPT_MEMORY:
-        return cli_parse_memory("gather", arg, &o->memory);
+        return cli_parse_memory("gather", arg, &o->memory_arg, &o->memory);
     case 'T':
-        o->tmpdir = arg;
-        return CLI_CONTINUE;
+        return cli_set_once(&o->tmpdir, arg, "temporary directories");
     case OPT_THREADS:
-        return cli_parse_threads("gather", arg, &o->threads);
+        return cli_parse_threads("gather", arg, &o->threads_arg, &o->threads);
     case OPT_HELP:
         return gather_help();
     default:

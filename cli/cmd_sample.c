@@ -104,7 +104,8 @@ static int sample_help(void)
         "\n"
         "Algorithms: reservoir sampling with geometric skips (Li's Algorithm L),\n"
         "weighted sampling by Efraimidis and Spirakis's A-ExpJ.  A negative, NaN,\n"
-        "infinite or non-numeric weight is an error, reported with its line.\n");
+        "infinite or non-numeric weight is an error, reported with its line and\n"
+        "column.\n");
 }
 
 static const struct option sample_longopts[] = {
@@ -256,14 +257,16 @@ static int find_field(const char *s, size_t len, size_t f, int delim, size_t *b,
     }
 }
 
-/* The weight of a record, or -1 after a message naming file:line. */
+/* The weight of a record, or -1 after a message naming file:line:column,
+ * the column (from 1) where the weight field starts, or just past the end
+ * of a record that has too few fields. */
 static int record_weight(struct sampler *sm, const char *s, size_t len, const char *file,
                          uint64_t line, double *w)
 {
     size_t b, e;
     if (find_field(s, len, sm->o->field, sm->o->field_delim, &b, &e) != 0) {
-        cli_error("%s:%llu: missing weight field %zu", file, (unsigned long long)line,
-                  sm->o->field);
+        cli_error("%s:%llu:%zu: missing weight field %zu", file, (unsigned long long)line,
+                  len + 1, sm->o->field);
         return -1;
     }
     if (sm->field_cap < e - b + 1) {
@@ -290,7 +293,7 @@ static int record_weight(struct sampler *sm, const char *s, size_t len, const ch
     while (end != sm->field && *end && isspace((unsigned char)*end))
         end++;
     if (end == sm->field || *end || !isfinite(*w) || *w < 0) {
-        cli_error("%s:%llu: invalid weight %s", file, (unsigned long long)line,
+        cli_error("%s:%llu:%zu: invalid weight %s", file, (unsigned long long)line, b + 1,
                   cli_quote(sm->field));
         return -1;
     }

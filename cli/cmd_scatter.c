@@ -33,6 +33,7 @@ struct scatter_opts {
     struct dist_opts d;
     int count;
     uint64_t header;
+    const char *header_arg; /* as given (cli_set_once) */
     unsigned char delim;
     char **files;
     int n_files;
@@ -93,6 +94,8 @@ static int on_scatter_option(void *ctx, int c, const char *arg)
         o->count = 1;
         return CLI_CONTINUE;
     case OPT_HEADER:
+        if (cli_set_once(&o->header_arg, arg, "header line counts") != CLI_CONTINUE)
+            return CLI_FAIL;
         if (cli_parse_u64(arg, &o->header, &over) != 0)
             return cli_usage("scatter", "invalid header line count %s", cli_quote(arg));
         return CLI_CONTINUE;

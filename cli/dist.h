@@ -30,6 +30,7 @@ struct dist_opts {
     const char *cmd;         /* "scatter" or "gather", for messages */
     uint64_t task, tasks;
     int have_task, have_tasks;
+    const char *task_arg, *tasks_arg; /* as given (cli_set_once) */
     const char *dir;
     struct cli_rng_opts rng;
 };

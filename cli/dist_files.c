@@ -20,6 +20,9 @@ static int parse_task(struct dist_opts *o, int tasks, const char *arg)
 {
     uint64_t v;
     int over;
+    if (cli_set_once(tasks ? &o->tasks_arg : &o->task_arg, arg,
+                     tasks ? "task counts" : "task numbers") != CLI_CONTINUE)
+        return CLI_FAIL;
     if (cli_parse_u64(arg, &v, &over) != 0 || over)
         return cli_usage(o->cmd, "invalid %s %s", tasks ? "task count" : "task number",
                          cli_quote(arg));
@@ -45,8 +48,7 @@ static int take_option(struct dist_opts *o, int c, const char *arg,
     case DIST_OPT_TASKS:
         return parse_task(o, c == DIST_OPT_TASKS, arg);
     case DIST_OPT_DIR:
-        o->dir = arg;
-        return CLI_CONTINUE;
+        return cli_set_once(&o->dir, arg, "directories");
     default:
         return on(ctx, c, arg);
     }

@@ -17,6 +17,7 @@ struct shuf_opts {
     int have_count;
     uint64_t count;    /* -n, the smallest given; UINT64_MAX if huge */
     uint64_t header;   /* --header=K, 0 if none */
+    const char *header_arg, *memory_arg, *threads_arg; /* as given (cli_set_once) */
     const char *output;
     struct cli_rng_opts rng;
     /* riffle only (shuf mode leaves the defaults) */
@@ -38,10 +39,12 @@ void cli_shuf_free(struct shuf_opts *o);
 
 /* --memory=SIZE: rf_engine_memory_parse, the rule of every front end, with
  * the program's messages (`cmd` names a subcommand for the hint, or NULL).
- * Returns CLI_CONTINUE, or CLI_FAIL after a message. */
-int cli_parse_memory(const char *cmd, const char *arg, uint64_t *v);
-/* --threads=N, 0 <= N <= 4096 (0: one per core, resolved by the caller). */
-int cli_parse_threads(const char *cmd, const char *arg, unsigned *v);
+ * *given holds the value given before (NULL at first): another one is an
+ * error (cli_set_once).  Returns CLI_CONTINUE, or CLI_FAIL after a message. */
+int cli_parse_memory(const char *cmd, const char *arg, const char **given, uint64_t *v);
+/* --threads=N, 0 <= N <= 4096 (0: one per core, resolved by the caller);
+ * *given as for cli_parse_memory. */
+int cli_parse_threads(const char *cmd, const char *arg, const char **given, unsigned *v);
 /* -T DIR is checked at once (an existing, writable directory), so that a
  * typo fails before a long run rather than when the first temporary file is
  * made.  Returns CLI_CONTINUE, or CLI_FAIL after a message. */

@@ -214,7 +214,8 @@ static int on_count(struct shuf_opts *o, const char *arg, const char *name)
 {
     uint64_t v;
     if (strcmp(name, "header") == 0) {
-        if (parse_count(arg, "header line count", &v) != CLI_CONTINUE)
+        if (cli_set_once(&o->header_arg, arg, "header line counts") != CLI_CONTINUE ||
+            parse_count(arg, "header line count", &v) != CLI_CONTINUE)
             return CLI_FAIL;
         o->header = v;
         return CLI_CONTINUE;
@@ -227,8 +228,10 @@ static int on_count(struct shuf_opts *o, const char *arg, const char *name)
     return CLI_CONTINUE;
 }
 
-int cli_parse_memory(const char *cmd, const char *arg, uint64_t *v)
+int cli_parse_memory(const char *cmd, const char *arg, const char **given, uint64_t *v)
 {
+    if (cli_set_once(given, arg, "memory sizes") != CLI_CONTINUE)
+        return CLI_FAIL;
     const rf_status st = rf_engine_memory_parse(arg, v);
     if (st == RF_ERANGE) {
         cli_error("cannot find the size of memory for --memory=%s", arg);
@@ -239,8 +242,10 @@ int cli_parse_memory(const char *cmd, const char *arg, uint64_t *v)
     return CLI_CONTINUE;
 }
 
-int cli_parse_threads(const char *cmd, const char *arg, unsigned *v)
+int cli_parse_threads(const char *cmd, const char *arg, const char **given, unsigned *v)
 {
+    if (cli_set_once(given, arg, "thread counts") != CLI_CONTINUE)
+        return CLI_FAIL;
     uint64_t n;
     int over;
     if (cli_parse_u64(arg, &n, &over) != 0 || n > MAX_THREADS)
@@ -255,9 +260,9 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
     case 'T':
         return cli_set_once(&o->tmpdir, arg, "temporary directories");
     case OPT_MEMORY:
-        return cli_parse_memory(NULL, arg, &o->memory);
+        return cli_parse_memory(NULL, arg, &o->memory_arg, &o->memory);
     case OPT_THREADS:
-        return cli_parse_threads(NULL, arg, &o->threads);
+        return cli_parse_threads(NULL, arg, &o->threads_arg, &o->threads);
     case OPT_PROGRESS:
         o->progress = PROGRESS_FORCED;
         return CLI_CONTINUE;

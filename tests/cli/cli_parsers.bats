@@ -265,6 +265,35 @@ utf8_locales() {
     check "multiple presets specified" deal -p bridge -p holdem
     check "multiple seeds specified" deal --seed=1 --seed=2
     check "multiple seeds specified" --seed=1 --seed=2 -e a
+    check "multiple memory sizes specified" --memory=1M --memory=2M -e a
+    check "multiple thread counts specified" --threads=1 --threads=2 -e a
+    check "multiple header line counts specified" --header=1 --header=2 -e a
+    check "multiple temporary directories specified" -T "$T" -T / -e a
+    [ "$("$RIFFLE" --memory=1M --memory=1M --threads=1 --threads=1 --header=1 --header=1 \
+        -T "$T" -T "$T" --seed=1 "$T/ten")" = "$("$RIFFLE" --header=1 --seed=1 "$T/ten")" ]
+    # scatter and gather
+    local place="--task=0 --tasks=1 --dir=$T --seed=1"
+    check "multiple task numbers specified" gather $place --task=1
+    check "multiple task counts specified" gather $place --tasks=2
+    check "multiple directories specified" gather $place --dir=/
+    check "multiple output files specified" gather $place -o a -o b
+    check "multiple temporary directories specified" gather $place -T "$T" -T /
+    check "multiple memory sizes specified" gather $place --memory=1M --memory=2M
+    check "multiple thread counts specified" gather $place --threads=1 --threads=2
+    check "multiple header line counts specified" scatter $place --count --header=1 --header=2
+    check "multiple task numbers specified" scatter $place --count --task=1
+    run "$RIFFLE" scatter $place --task=0 --tasks=1 --dir="$T" --count "$T/ten"
+    [ "$status" -eq 0 ]
+    # audit
+    check "multiple seeds specified" audit naive --seed=1 --seed=2
+    check "multiple deck sizes specified" audit naive --n=3 --n=4
+    check "multiple trial counts specified" audit naive --trials=10 --trials=20
+    check "multiple commands specified" audit --cmd=cat --cmd=tac
+    check "multiple timeouts specified" audit --cmd=cat --timeout=1 --timeout=2
+    check "multiple alphas specified" audit naive --alpha=0.01 --alpha=0.02
+    run "$RIFFLE" audit naive --exact --n=3 --n=3 --alpha=0.01 --alpha=0.01
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"verdict: biased"* ]]
 }
 
 @test "quotef(): file names in messages quoted as GNU shuf quotes them" {

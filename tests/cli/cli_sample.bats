@@ -148,31 +148,42 @@ submultiset() { [ -z "$(comm -23 <(sort "$1") <(sort "$2"))" ]; }
     printf 'a,0,q\nb,,q\nc, 2.5 ,q\n' > "$T/c"
     run "$RIFFLE" sample -n 5 -w 2 -d , --seed=1 "$T/c"
     [ "$status" -eq 1 ]
-    [ "$output" = "riffle: $T/c:2: invalid weight ''" ]
+    [ "$output" = "riffle: $T/c:2:3: invalid weight ''" ]
     sed -i '2d' "$T/c"
     [ "$("$RIFFLE" sample -n 5 -w 2 -d , --seed=1 "$T/c")" = "c, 2.5 ,q" ]
     [ "$("$RIFFLE" sample -n 5 -w 3 -d , --seed=1 <<< 'x,y,1')" = "x,y,1" ]
 }
 
-@test "weights: invalid weights are errors with file and line" {
+@test "weights: invalid weights are errors with file, line and column" {
     printf 'a 1\nb 2\nc -1\n' > "$T/w"
     run "$RIFFLE" sample -n 1 -w 2 "$T/w"
     [ "$status" -eq 1 ]
-    [ "$output" = "riffle: $T/w:3: invalid weight '-1'" ]
+    [ "$output" = "riffle: $T/w:3:3: invalid weight '-1'" ]
     for bad in nan NaN inf -inf 1e999 x 1x 0x; do
         run bash -c "printf 'a 1\nb %s\n' '$bad' | '$RIFFLE' sample -n 5 -w 2"
         [ "$status" -eq 1 ]
-        [ "$output" = "riffle: -:2: invalid weight '$bad'" ]
+        [ "$output" = "riffle: -:2:3: invalid weight '$bad'" ]
     done
+    # the column is where the weight field starts, blanks or a delimiter before it
+    run bash -c "printf 'a 1\n  bb \t  -2 z\n' | '$RIFFLE' sample -n 5 -w 2"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: -:2:9: invalid weight '-2'" ]
+    run bash -c "printf 'a,b,1\nccc,dd,x\n' | '$RIFFLE' sample -n 5 -w 3 -d ,"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: -:2:8: invalid weight 'x'" ]
     run bash -c "printf 'a 1\nb\n' | '$RIFFLE' sample -n 5 -w 2"
     [ "$status" -eq 1 ]
-    [ "$output" = "riffle: -:2: missing weight field 2" ]
+    [ "$output" = "riffle: -:2:2: missing weight field 2" ]
+    # (the column just past the end of the record)
+    run bash -c "printf 'a,1,2\nbcd,1\n' | '$RIFFLE' sample -n 5 -w 3 -d ,"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: -:2:6: missing weight field 3" ]
     # line numbers count per file
     printf 'a 1\nb 1\n' > "$T/ok"
     printf 'c 1\nd ?\n' > "$T/bad"
     run "$RIFFLE" sample -n 5 -w 2 "$T/ok" "$T/bad"
     [ "$status" -eq 1 ]
-    [ "$output" = "riffle: $T/bad:2: invalid weight '?'" ]
+    [ "$output" = "riffle: $T/bad:2:3: invalid weight '?'" ]
 }
 
 @test "usage errors" {
