@@ -194,6 +194,29 @@ every_case() {
         END { exit bad }'
 }
 
+@test "balance: every rank receives about n/P records, whatever the record sizes" {
+    # 35000 records, the first 5000 of 300 bytes, the rest of 6 or 7: the
+    # byte ranges hold very different counts, the owners n/P each.  A
+    # rank's count is binomial(n, 1/P): within n/P +- 5 sqrt(n/P) + 1 but
+    # for a chance below 1e-6 (and the seed fixes it)
+    awk 'BEGIN { for (i = 0; i < 35000; i++)
+        if (i < 5000) printf "%06d%0294d\n", i, 0; else printf "%06d\n", i }' > "$T/in"
+    unset RIFFLE_MPI_ROUND_BYTES
+    local flavor
+    for flavor in $FLAVORS; do
+        run mpi "$flavor" 7 --seed=21 --stats "$T/in" -o "$T/got"
+        [ "$status" -eq 0 ]
+        # the fields: rank, 5 phase times, sent, received, records, ...
+        printf '%s\n' "$output" | awk -v n=35000 -v p=7 '
+            /^riffle-mpi: stats: [0-9]/ { ranks++; sum += $11
+                d = $11 - n / p; if (d < 0) d = -d
+                if (d > 5 * sqrt(n / p) + 1) { print "rank " $3 ": " $11 " records"; bad = 1 } }
+            END { if (ranks != p || sum != n) { print ranks " ranks, " sum " records"; bad = 1 }
+                  exit bad }'
+    done
+    cmp <(sort "$T/in") <(sort "$T/got")
+}
+
 @test "-o naming the input: replaced at the end, as riffle does" {
     lines 700 > "$T/a"
     cp "$T/a" "$T/b"
