@@ -2,7 +2,9 @@
 # Build checks that need no test binary, run once (for the first build dir):
 #   - zero warnings under gcc and clang with the STYLE.md flags (-Werror)
 #   - make install honours DESTDIR/PREFIX; the installed riffle.pc compiles
-#     and links a program against the installed library.
+#     and links a program against the installed library; riffle-mpi and its
+#     man page are installed when riffle-mpi was built (make mpi), and
+#     uninstalled.
 #   - make install puts a `shuf` link to riffle in LIBEXECDIR/riffle only, and
 #     in BINDIR only with INSTALL_SHUF_LINK=1 (never over another file); the
 #     installed link behaves as GNU shuf; make uninstall removes the links.
@@ -38,7 +40,16 @@ staged() {
     for f in lib/libriffle.a lib/libriffle.so include/riffle.h lib/pkgconfig/riffle.pc; do
         [ -e "$tmp/stage/opt/riffle/$f" ] || { echo "missing $f"; return 1; }
     done &&
-    grep -q '^prefix=/opt/riffle$' "$tmp/stage/opt/riffle/lib/pkgconfig/riffle.pc"
+    grep -q '^prefix=/opt/riffle$' "$tmp/stage/opt/riffle/lib/pkgconfig/riffle.pc" &&
+    staged_mpi
+}
+# riffle-mpi is built by `make mpi` only (an MPI compiler is needed): when it
+# is in the build, make install puts it and its man page in the tree as built.
+staged_mpi() {
+    [ -x "$build/riffle-mpi" ] || return 0
+    cmp "$build/riffle-mpi" "$tmp/stage/opt/riffle/bin/riffle-mpi" &&
+    [ -x "$tmp/stage/opt/riffle/bin/riffle-mpi" ] &&
+    cmp docs/riffle-mpi.1 "$tmp/stage/opt/riffle/share/man/man1/riffle-mpi.1"
 }
 check "make install honours DESTDIR and PREFIX" staged
 # In the staging tree the libexec link dangles: it names the final path.
@@ -102,8 +113,10 @@ opt_in() {
     s=$tmp/opt-in
     make -s BUILD="$build" DESTDIR="$s" PREFIX=/usr INSTALL_SHUF_LINK=1 install &&
     expect "bin/shuf" riffle "$(readlink "$s/usr/bin/shuf")" &&
+    { [ ! -x "$build/riffle-mpi" ] || [ -x "$s/usr/bin/riffle-mpi" ]; } &&
     make -s BUILD="$build" DESTDIR="$s" PREFIX=/usr uninstall &&
-    for f in bin/shuf libexec/riffle/shuf libexec/riffle bin/riffle; do
+    for f in bin/shuf libexec/riffle/shuf libexec/riffle bin/riffle bin/riffle-mpi \
+        share/man/man1/riffle-mpi.1; do
         if [ -e "$s/usr/$f" ] || [ -L "$s/usr/$f" ]; then echo "$f left"; return 1; fi
     done &&
     echo coreutils > "$s/usr/bin/shuf" &&
