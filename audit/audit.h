@@ -10,7 +10,8 @@
  *   audit_trials.c  statistical mode: accumulate trials, run the tests
  *   audit_power.c   what a test that found nothing could have found
  *                   (noncentral chi-square)
- *   audit_child.c     external shufflers (--cmd): run, contain, check, parse
+ *   audit_output.c  external shufflers (--cmd): check and parse an output
+ *                   (running them is the program's: cli/audit_runner.c)
  *   audit_report.c  text and JSON reports;  audit_html.c  HTML + SVG report
  * audit_internal.h declares the few inner steps that the tests also check.
  */
@@ -270,53 +271,12 @@ double audit_ncx2_sf(double x, double df, double lambda);
  * with probability `power` (the detectable effect is sqrt(lambda / N)). */
 double audit_detectable_lambda(double df, double level, double power);
 
-/* ---- audit_child.c -------------------------------------------------------- */
-
-typedef struct audit_child {
-    const char *command;
-    int use_shell;
-    char **argv;             /* when !use_shell */
-    unsigned jobs;
-    char *tmpdir;            /* $TMPDIR/riffle-audit.XXXXXX */
-    char *input_path;
-    size_t input_n;          /* deck size the input file holds */
-    size_t input_bytes;
-    /* Limits, set by the caller after audit_child_open (0: the default). */
-    double timeout;          /* seconds per trial; 0: derived (audit_child_timeout) */
-    uint64_t max_output;     /* bytes per trial; 0: audit_child_output_limit */
-    double deadline;         /* CLOCK_MONOTONIC seconds of --time-limit, or 0 */
-    int progress;            /* progress lines on stderr */
-    /* What happened. */
-    uint64_t broken;         /* trials whose output was not a permutation */
-    uint64_t timed_out;      /* ...of which killed at the timeout */
-    uint64_t overflowed;     /* ...of which killed over the output limit */
-    char example[256];       /* first broken output explained (raw bytes) */
-    double seconds;          /* wall time spent in run */
-    uint64_t runs, started;
-    unsigned calibrated;     /* good trials timed for the derived timeout */
-    double slowest;          /* the slowest of those, seconds */
-    int stop;                /* no more trials: a timeout or the time limit */
-    int time_up;             /* the time limit ended the trials */
-    int cannot_run;          /* 126 or 127: the shell could not run it */
-    int subreaper;           /* stray descendants are caught (see audit_child.c) */
-    char error[256];         /* why open or run failed */
-} audit_child;
+/* ---- audit_output.c ------------------------------------------------------ */
 
 /* Does the command need /bin/sh (quotes, pipes, redirections, variables...)? */
 int audit_child_needs_shell(const char *command);
 /* Is the command empty or only blanks? */
 int audit_command_blank(const char *command);
-/* Returns 0, or -1 with c->error set (an empty command, an unusable TMPDIR). */
-int audit_child_open(audit_child *c, const char *command, unsigned jobs);
-void audit_child_close(audit_child *c);
-/* Run the command `trials` times on the lines "1".."n", adding each valid
- * output to acc.  Returns 0 (also when a timeout or the time limit stopped
- * the trials: see c->stop), or -1 when the command cannot be run at all or on
- * an I/O error (message printed). */
-int audit_child_run(audit_child *c, size_t n, uint64_t trials, audit_acc *acc);
-/* The timeout in force (seconds) and the output limit for n lines (bytes). */
-double audit_child_timeout(const audit_child *c);
-uint64_t audit_child_output_limit(const audit_child *c, size_t n);
 /* The length of s[0..len) cut to at most max bytes at a UTF-8 character
  * boundary. */
 size_t audit_utf8_cut(const char *s, size_t len, size_t max);

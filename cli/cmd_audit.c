@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "audit_runner.h"
 #include "cli.h"
 #include "cli_options.h"
 #include "commands.h"

@@ -1,6 +1,6 @@
 /*
  * test_audit_trials.c -- statistical mode of `riffle audit`
- * (audit/audit_trials.c) and the output checks of --cmd (audit/audit_child.c).
+ * (audit/audit_trials.c) and the output checks of --cmd (audit/audit_output.c).
  * Every run uses a fixed seed, so each assertion is deterministic.
  */
 #include <setjmp.h>

@@ -1,0 +1,59 @@
+/*
+ * audit_runner.h -- `riffle audit --cmd`: run an external shuffler many times
+ * as an untrusted program (own sessions, timeouts, output limits, a child
+ * subreaper, signal handlers that kill the trials), each output judged by the
+ * audit library (audit_parse_output) before it counts.  Processes, signals
+ * and messages on stderr are the program's, never a library's: hence here and
+ * not in audit/.
+ */
+#ifndef RIFFLE_AUDIT_RUNNER_H
+#define RIFFLE_AUDIT_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "audit.h"
+
+typedef struct audit_child {
+    const char *command;
+    int use_shell;
+    char **argv;             /* when !use_shell */
+    unsigned jobs;
+    char *tmpdir;            /* $TMPDIR/riffle-audit.XXXXXX */
+    char *input_path;
+    size_t input_n;          /* deck size the input file holds */
+    size_t input_bytes;
+    /* Limits, set by the caller after audit_child_open (0: the default). */
+    double timeout;          /* seconds per trial; 0: derived (audit_child_timeout) */
+    uint64_t max_output;     /* bytes per trial; 0: audit_child_output_limit */
+    double deadline;         /* CLOCK_MONOTONIC seconds of --time-limit, or 0 */
+    int progress;            /* progress lines on stderr */
+    /* What happened. */
+    uint64_t broken;         /* trials whose output was not a permutation */
+    uint64_t timed_out;      /* ...of which killed at the timeout */
+    uint64_t overflowed;     /* ...of which killed over the output limit */
+    char example[256];       /* first broken output explained (raw bytes) */
+    double seconds;          /* wall time spent in run */
+    uint64_t runs, started;
+    unsigned calibrated;     /* good trials timed for the derived timeout */
+    double slowest;          /* the slowest of those, seconds */
+    int stop;                /* no more trials: a timeout or the time limit */
+    int time_up;             /* the time limit ended the trials */
+    int cannot_run;          /* 126 or 127: the shell could not run it */
+    int subreaper;           /* stray descendants are caught (see audit_runner.c) */
+    char error[256];         /* why open or run failed */
+} audit_child;
+
+/* Returns 0, or -1 with c->error set (an empty command, an unusable TMPDIR). */
+int audit_child_open(audit_child *c, const char *command, unsigned jobs);
+void audit_child_close(audit_child *c);
+/* Run the command `trials` times on the lines "1".."n", adding each valid
+ * output to acc.  Returns 0 (also when a timeout or the time limit stopped
+ * the trials: see c->stop), or -1 when the command cannot be run at all or on
+ * an I/O error (message printed). */
+int audit_child_run(audit_child *c, size_t n, uint64_t trials, audit_acc *acc);
+/* The timeout in force (seconds) and the output limit for n lines (bytes). */
+double audit_child_timeout(const audit_child *c);
+uint64_t audit_child_output_limit(const audit_child *c, size_t n);
+
+#endif /* RIFFLE_AUDIT_RUNNER_H */
