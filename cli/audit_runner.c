@@ -150,7 +150,7 @@ static void cleanup_on_signal(int sig)
 
 /* Signals that were ignored when the audit started stay ignored (as nohup
  * wants); the others remove the temporaries and kill the trials. */
-static void arm_cleanup(const audit_child *c)
+static void arm_cleanup(const audit_runner *c)
 {
     cleanup_input = c->input_path;
     cleanup_dir = c->tmpdir;
@@ -206,7 +206,7 @@ static char **split_words(const char *command)
 }
 
 /* The temporary directory: $TMPDIR whatever its length, else /tmp. */
-static int make_tmpdir(audit_child *c)
+static int make_tmpdir(audit_runner *c)
 {
     const char *tmp = getenv("TMPDIR");
     if (tmp == NULL || *tmp == '\0')
@@ -231,7 +231,7 @@ static int make_tmpdir(audit_child *c)
     return 0;
 }
 
-int audit_child_open(audit_child *c, const char *command, unsigned jobs)
+int audit_runner_open(audit_runner *c, const char *command, unsigned jobs)
 {
     memset(c, 0, sizeof *c);
     c->command = command;
@@ -256,7 +256,7 @@ int audit_child_open(audit_child *c, const char *command, unsigned jobs)
     return 0;
 }
 
-void audit_child_close(audit_child *c)
+void audit_runner_close(audit_runner *c)
 {
     if (subreaper)
         kill_strays(NULL, 0);
@@ -277,7 +277,7 @@ void audit_child_close(audit_child *c)
     memset(c, 0, sizeof *c);
 }
 
-static int write_input(audit_child *c, size_t n)
+static int write_input(audit_runner *c, size_t n)
 {
     FILE *f = fopen(c->input_path, "w");
     if (f == NULL)
@@ -294,7 +294,7 @@ static int write_input(audit_child *c, size_t n)
     return 0;
 }
 
-uint64_t audit_child_output_limit(const audit_child *c, size_t n)
+uint64_t audit_runner_output_limit(const audit_runner *c, size_t n)
 {
     if (c->max_output != 0)
         return c->max_output;
@@ -308,7 +308,7 @@ uint64_t audit_child_output_limit(const audit_child *c, size_t n)
     return lim < OUTPUT_MIN ? OUTPUT_MIN : lim;
 }
 
-double audit_child_timeout(const audit_child *c)
+double audit_runner_timeout(const audit_runner *c)
 {
     if (c->timeout > 0.0)
         return c->timeout;
@@ -368,7 +368,7 @@ static int spawn_attr(posix_spawnattr_t *at)
 
 /* Start a trial in slot s.  Returns 0, or an errno value (exec's included:
  * glibc's posix_spawnp reports it). */
-static int spawn_trial(audit_child *c, slot *s)
+static int spawn_trial(audit_runner *c, slot *s)
 {
     if (s->ebuf == NULL && (s->ebuf = malloc(STDERR_KEEP + 2)) == NULL)
         return ENOMEM;
@@ -527,7 +527,7 @@ static void show_stderr(const slot *s)
 /* ---- the run ------------------------------------------------------------------ */
 
 typedef struct cmd_run {
-    audit_child *c;
+    audit_runner *c;
     size_t n;
     audit_acc *acc;
     uint32_t *a;
@@ -539,7 +539,7 @@ typedef struct cmd_run {
     int progress_shown;
 } cmd_run;
 
-static void note_broken(audit_child *c, const slot *s, const char *why)
+static void note_broken(audit_runner *c, const slot *s, const char *why)
 {
     if (c->broken++ == 0) {
         snprintf(c->example, sizeof c->example, "trial %llu: %s",
@@ -550,7 +550,7 @@ static void note_broken(audit_child *c, const slot *s, const char *why)
 
 static void progress(cmd_run *r, int final)
 {
-    audit_child *c = r->c;
+    audit_runner *c = r->c;
     if (!c->progress)
         return;
     const double now = seconds_now();
@@ -585,7 +585,7 @@ static void kill_group(slot *s)
  * of its group, reap it, take the rest of its output and judge it. */
 static void finish(cmd_run *r, unsigned k)
 {
-    audit_child *c = r->c;
+    audit_runner *c = r->c;
     slot *s = &r->slots[k];
     kill_group(s);
     int status = 0;
@@ -613,7 +613,7 @@ static void finish(cmd_run *r, unsigned k)
 
     char why[160];
     if (s->timed_out) {
-        snprintf(why, sizeof why, "timed out after %.3g s (killed)", audit_child_timeout(c));
+        snprintf(why, sizeof why, "timed out after %.3g s (killed)", audit_runner_timeout(c));
         c->timed_out++;
         note_broken(c, s, why);
     } else if (s->overflow) {
@@ -660,7 +660,7 @@ static void check_exit(cmd_run *r, unsigned k)
 
 static int start_trials(cmd_run *r, uint64_t *started, uint64_t trials, int *err)
 {
-    audit_child *c = r->c;
+    audit_runner *c = r->c;
     unsigned running = 0;
     for (unsigned k = 0; k < c->jobs; k++) {
         slot *s = &r->slots[k];
@@ -686,7 +686,7 @@ static int start_trials(cmd_run *r, uint64_t *started, uint64_t trials, int *err
 /* Wait for output, exits or a deadline, at most until `until`. */
 static void wait_events(cmd_run *r, double until)
 {
-    audit_child *c = r->c;
+    audit_runner *c = r->c;
     struct pollfd pfd[3 * MAX_JOBS];
     unsigned who[3 * MAX_JOBS];
     nfds_t m = 0;
@@ -733,7 +733,7 @@ static void wait_events(cmd_run *r, double until)
 
 static int run_loop(cmd_run *r, uint64_t trials)
 {
-    audit_child *c = r->c;
+    audit_runner *c = r->c;
     uint64_t started = 0;
     int err = 0;
     r->t0 = seconds_now();
@@ -741,7 +741,7 @@ static int run_loop(cmd_run *r, uint64_t trials)
         const int running = start_trials(r, &started, trials, &err);
         if (running == 0)
             break;
-        const double timeout = audit_child_timeout(c);
+        const double timeout = audit_runner_timeout(c);
         double until = INFINITY;
         for (unsigned k = 0; k < c->jobs; k++)
             if (r->slots[k].pid != 0 && r->slots[k].start + timeout < until)
@@ -793,7 +793,7 @@ static int run_loop(cmd_run *r, uint64_t trials)
     return err != 0 || c->cannot_run != 0 ? -1 : 0;
 }
 
-int audit_child_run(audit_child *c, size_t n, uint64_t trials, audit_acc *acc)
+int audit_runner_run(audit_runner *c, size_t n, uint64_t trials, audit_acc *acc)
 {
     if (c->stop)
         return 0;
@@ -803,7 +803,7 @@ int audit_child_run(audit_child *c, size_t n, uint64_t trials, audit_acc *acc)
     }
     cmd_run r = {.c = c, .n = n, .acc = acc, .a = malloc((n + 1) * sizeof(uint32_t)),
                  .seen = malloc(n + 1), .slots = calloc(c->jobs, sizeof(slot)),
-                 .limit = audit_child_output_limit(c, n), .target = trials};
+                 .limit = audit_runner_output_limit(c, n), .target = trials};
     int ret = -1;
     if (r.a == NULL || r.seen == NULL || r.slots == NULL) {
         fprintf(stderr, "riffle: audit: out of memory\n");

@@ -14,7 +14,7 @@
 
 #include "audit.h"
 
-typedef struct audit_child {
+typedef struct audit_runner {
     const char *command;
     int use_shell;
     char **argv;             /* when !use_shell */
@@ -23,9 +23,9 @@ typedef struct audit_child {
     char *input_path;
     size_t input_n;          /* deck size the input file holds */
     size_t input_bytes;
-    /* Limits, set by the caller after audit_child_open (0: the default). */
-    double timeout;          /* seconds per trial; 0: derived (audit_child_timeout) */
-    uint64_t max_output;     /* bytes per trial; 0: audit_child_output_limit */
+    /* Limits, set by the caller after audit_runner_open (0: the default). */
+    double timeout;          /* seconds per trial; 0: derived (audit_runner_timeout) */
+    uint64_t max_output;     /* bytes per trial; 0: audit_runner_output_limit */
     double deadline;         /* CLOCK_MONOTONIC seconds of --time-limit, or 0 */
     int progress;            /* progress lines on stderr */
     /* What happened. */
@@ -42,18 +42,18 @@ typedef struct audit_child {
     int cannot_run;          /* 126 or 127: the shell could not run it */
     int subreaper;           /* stray descendants are caught (see audit_runner.c) */
     char error[256];         /* why open or run failed */
-} audit_child;
+} audit_runner;
 
 /* Returns 0, or -1 with c->error set (an empty command, an unusable TMPDIR). */
-int audit_child_open(audit_child *c, const char *command, unsigned jobs);
-void audit_child_close(audit_child *c);
+int audit_runner_open(audit_runner *c, const char *command, unsigned jobs);
+void audit_runner_close(audit_runner *c);
 /* Run the command `trials` times on the lines "1".."n", adding each valid
  * output to acc.  Returns 0 (also when a timeout or the time limit stopped
  * the trials: see c->stop), or -1 when the command cannot be run at all or on
  * an I/O error (message printed). */
-int audit_child_run(audit_child *c, size_t n, uint64_t trials, audit_acc *acc);
+int audit_runner_run(audit_runner *c, size_t n, uint64_t trials, audit_acc *acc);
 /* The timeout in force (seconds) and the output limit for n lines (bytes). */
-double audit_child_timeout(const audit_child *c);
-uint64_t audit_child_output_limit(const audit_child *c, size_t n);
+double audit_runner_timeout(const audit_runner *c);
+uint64_t audit_runner_output_limit(const audit_runner *c, size_t n);
 
 #endif /* RIFFLE_AUDIT_RUNNER_H */

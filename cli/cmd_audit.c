@@ -478,10 +478,10 @@ static double adjust_all(audit_result *r, const audit_test **worst, size_t *wors
 
 /* Batch numbers keep every (look, size) on its own generator streams. */
 static int add_trials(const audit_opts *o, const audit_algo *al, unsigned param,
-                      audit_child *cmd, uint64_t batch, uint64_t more, audit_acc *acc)
+                      audit_runner *cmd, uint64_t batch, uint64_t more, audit_acc *acc)
 {
     if (cmd != NULL)
-        return audit_child_run(cmd, acc->n, more, acc);
+        return audit_runner_run(cmd, acc->n, more, acc);
     if (audit_run_builtin(al, audit_param(al, acc->n, param), o->seed, batch, more,
                           o->threads, acc) != 0) {
         fprintf(stderr, "riffle: audit: out of memory\n");
@@ -679,14 +679,14 @@ static void decide(const audit_opts *o, audit_result *r, const plan *p, int *sto
     }
 }
 
-static void note_command(audit_result *r, const audit_child *cmd, size_t max_n)
+static void note_command(audit_result *r, const audit_runner *cmd, size_t max_n)
 {
     r->broken = cmd->broken;
     r->broken_example = cmd->example;
     r->per_trial_us = cmd->runs ? 1e6 * cmd->seconds / (double)cmd->runs : 0.0;
-    r->timeout = audit_child_timeout(cmd);
+    r->timeout = audit_runner_timeout(cmd);
     r->timeout_derived = cmd->timeout <= 0.0;
-    r->max_output = audit_child_output_limit(cmd, max_n);
+    r->max_output = audit_runner_output_limit(cmd, max_n);
     r->timed_out = cmd->timed_out;
     r->over_output = cmd->overflowed;
     r->time_limited = cmd->time_up;
@@ -697,7 +697,7 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
                            audit_result *r)
 {
     audit_acc acc[MAX_SIZES];
-    audit_child cmd;
+    audit_runner cmd;
     size_t ready = 0, max_n = 0;
     int status = EXIT_ERROR, have_cmd = 0;
     const double start = seconds_now();
@@ -707,9 +707,9 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
     r->mode = "statistical";
     r->time_limit = o->time_limit;
     if (o->cmd != NULL) {
-        if (audit_child_open(&cmd, o->cmd, o->jobs) != 0) {
+        if (audit_runner_open(&cmd, o->cmd, o->jobs) != 0) {
             fprintf(stderr, "riffle: audit: cannot prepare '%s': %s\n", o->cmd, cmd.error);
-            audit_child_close(&cmd);
+            audit_runner_close(&cmd);
             return EXIT_ERROR;
         }
         have_cmd = 1;
@@ -758,7 +758,7 @@ out:
     for (size_t i = 0; i < ready; i++)
         audit_acc_free(&acc[i]);
     if (have_cmd)
-        audit_child_close(&cmd);
+        audit_runner_close(&cmd);
     return status;
 }
 
