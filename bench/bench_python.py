@@ -125,7 +125,7 @@ def bench_perm_c(build, reps):
     return float(m.group(1)) if m else None
 
 
-def bench_permutation(reps, build):
+def bench_permutation(reps, build, torch):
     n = 10**9
     count = 1 << 22
     first = n // 3
@@ -171,6 +171,10 @@ def bench_permutation(reps, build):
           " iterating 2^20 indices: peak %.0f KiB" % (peak, rss, it_peak / 1024))
     print("  np.random.default_rng().permutation(10**7): %.3f s -> 10**9 projected >= %.0f s"
           " and 8 GB (the int64 result alone)" % (t_np7, t_np7 * 100))
+    if torch is not None:
+        t_t7 = median_time(lambda _: torch.randperm(10**7), reps)
+        print("  torch.randperm(10**7): %.3f s -> 10**9 projected >= %.0f s and 8 GB"
+              " (the int64 result alone), on every rank that draws it" % (t_t7, t_t7 * 100))
 
 
 def bench_sampler(reps):
@@ -230,7 +234,7 @@ def main():
     for n in (10**6, o.n_big):
         for dtype in (np.float64, np.int64):
             bench_shuffle(n, dtype, o.reps, torch)
-    bench_permutation(o.reps, o.build)
+    bench_permutation(o.reps, o.build, torch)
     bench_sampler(o.reps)
     bench_file(o.file_size, o.build, o.reps)
 
