@@ -274,7 +274,7 @@ double audit_detectable_lambda(double df, double level, double power);
 /* ---- audit_output.c ------------------------------------------------------ */
 
 /* Does the command need /bin/sh (quotes, pipes, redirections, variables...)? */
-int audit_child_needs_shell(const char *command);
+int audit_command_needs_shell(const char *command);
 /* Is the command empty or only blanks? */
 int audit_command_blank(const char *command);
 /* The length of s[0..len) cut to at most max bytes at a UTF-8 character

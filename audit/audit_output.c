@@ -11,7 +11,7 @@
 
 /* ---- the command ------------------------------------------------------------- */
 
-int audit_child_needs_shell(const char *command)
+int audit_command_needs_shell(const char *command)
 {
     /* POSIX sh metacharacters, quotes and expansions (XCU 2.2, 2.6, 2.13), and
      * a leading VAR=value assignment. */

@@ -240,7 +240,7 @@ int audit_runner_open(audit_runner *c, const char *command, unsigned jobs)
         snprintf(c->error, sizeof c->error, "empty command");
         return -1;
     }
-    c->use_shell = audit_child_needs_shell(command);
+    c->use_shell = audit_command_needs_shell(command);
     if (!c->use_shell && (c->argv = split_words(command)) == NULL) {
         snprintf(c->error, sizeof c->error, "%s", strerror(errno));
         return -1;

@@ -157,13 +157,13 @@ static void parse_outputs(void **state)
 static void shell_detection(void **state)
 {
     (void)state;
-    assert_false(audit_child_needs_shell("shuf"));
-    assert_false(audit_child_needs_shell("riffle --seed=3 -n 5"));
-    assert_true(audit_child_needs_shell("shuf | head"));
-    assert_true(audit_child_needs_shell("sort -R 'x'"));
-    assert_true(audit_child_needs_shell("LC_ALL=C sort -R"));
-    assert_true(audit_child_needs_shell("python3 -c \"print(1)\""));
-    assert_true(audit_child_needs_shell("shuf $FLAGS"));
+    assert_false(audit_command_needs_shell("shuf"));
+    assert_false(audit_command_needs_shell("riffle --seed=3 -n 5"));
+    assert_true(audit_command_needs_shell("shuf | head"));
+    assert_true(audit_command_needs_shell("sort -R 'x'"));
+    assert_true(audit_command_needs_shell("LC_ALL=C sort -R"));
+    assert_true(audit_command_needs_shell("python3 -c \"print(1)\""));
+    assert_true(audit_command_needs_shell("shuf $FLAGS"));
 }
 
 int main(void)
