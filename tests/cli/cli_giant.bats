@@ -18,6 +18,14 @@ teardown() {
     if [ -n "${MNT:-}" ]; then
         umount "$MNT" 2> /dev/null || true
     fi
+    if [ -n "${CG:-}" ]; then
+        # the cgroup empties once its last process is reaped: a bounded retry
+        local i
+        for i in $(seq 50); do
+            rmdir "$CG" 2> /dev/null && break
+            sleep 0.1
+        done
+    fi
 }
 
 sanitized() {
@@ -188,17 +196,16 @@ zero_under() { # LIMIT_COMMAND
 @test "/dev/zero at the default budget in a 256 MiB memory cgroup: an out-of-space error, not an OOM kill" {
     sanitized && skip "sanitizer build: its overhead is not budgeted"
     small_tmpfs
-    local cg=""
+    # CG is removed by teardown, whatever the checks below say
     if [ -w /sys/fs/cgroup/memory ] && mkdir "/sys/fs/cgroup/memory/riffle-giant-$$" 2> /dev/null; then
-        cg=/sys/fs/cgroup/memory/riffle-giant-$$
-        echo $((256 << 20)) > "$cg/memory.limit_in_bytes"
+        CG=/sys/fs/cgroup/memory/riffle-giant-$$
+        echo $((256 << 20)) > "$CG/memory.limit_in_bytes"
     elif grep -qw memory /sys/fs/cgroup/cgroup.subtree_control 2> /dev/null &&
          mkdir "/sys/fs/cgroup/riffle-giant-$$" 2> /dev/null; then
-        cg=/sys/fs/cgroup/riffle-giant-$$
-        echo $((256 << 20)) > "$cg/memory.max"
+        CG=/sys/fs/cgroup/riffle-giant-$$
+        echo $((256 << 20)) > "$CG/memory.max"
     else
         skip "no memory cgroup can be made here"
     fi
-    zero_under "echo \$\$ > '$cg/cgroup.procs'" || { rmdir "$cg"; false; }
-    rmdir "$cg"
+    zero_under "echo \$\$ > '$CG/cgroup.procs'"
 }
