@@ -66,7 +66,7 @@ no_marked_process() {
     [ "$status" -eq 2 ]
     [[ "$output" == *"killed: 0 trials at the timeout, 5 over the output limit"* ]]
     [ "$(wc -c < "$T/err")" -lt 2000 ]
-    # (trials run two at a time: which is judged first is not known)
+    # (trials run several at a time, one per CPU: which is judged first is not known)
     [ "$(grep -c '^riffle: audit: trial [1-5] stderr: y$' "$T/err")" -eq 16 ]
     grep -q '^riffle: audit: trial [1-5] stderr: ([0-9]* more bytes not shown)$' "$T/err"
     [ "$(cut -d: -f3 "$T/err" | sort -u | wc -l)" -eq 1 ]

@@ -321,6 +321,7 @@ only_files() { # expected names, sorted
     chmod 777 "$d/w"
     chmod 555 "$d/ro"
     [ "$(id -u)" -ne 0 ] || as_user=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    "${as_user[@]}" test -x "$d/riffle" || { rm -rf "$d"; skip "user nobody cannot reach $d"; }
     run "${as_user[@]}" "$d/riffle" --split=2 --output-pattern="$d/w/ok,$d/ro/no" "$d/in"
     local left
     left=$(ls -A "$d/w" "$d/ro" | tr '\n' ' ')
