@@ -9,6 +9,8 @@
 # built, on MPICH's ($BUILD/mpich/riffle-mpi).  Ranks > 2 share the
 # machine's cores (--oversubscribe; MPI told to yield when idle).
 
+load ../lib/bg_jobs
+
 setup() {
     : "${BUILD:=build}"
     : "${RIFFLE:=$BUILD/riffle}"
@@ -31,9 +33,11 @@ setup() {
     mkdir -p "$T/out"
 }
 
-# The small tmpfs of the full-disk case, and the directory another user
-# reaches, go whatever the test's outcome.
+# The small tmpfs of the full-disk case, the directory another user reaches,
+# and a launcher still running (SIGKILL to it ends its ranks too: they lose
+# their connection to it), go whatever the test's outcome.
 teardown() {
+    bg_cleanup
     if [ -d "$T/t1" ] && mountpoint -q "$T/t1"; then umount "$T/t1"; fi
     if [ -n "${OPEN_DIR:-}" ]; then rm -rf "$OPEN_DIR"; fi
 }
@@ -386,25 +390,24 @@ EOF
     lines 50000 > "$T/in"
     # rounds of a usual size: this test is about the signal, not the rounds
     export RIFFLE_MPI_ROUND_BYTES=65536
-    local flavor mpirun bin pid i st
+    local flavor mpirun bin pid
     for flavor in $FLAVORS; do
         launcher "$flavor"
         : > "$T/err"
         # a tiny budget: every rank spills; RIFFLE_MPI_PAUSE holds every rank
         # where the ordering begins, its temporaries made, until the signal
-        RIFFLE_MPI_PAUSE=order "$mpirun" -np 2 "$bin" --seed=1 --progress --memory=8K \
-            -T "$T/tmp" "$T/in" -o "$T/out/o" > "$T/log" 2> "$T/err" 3>&- &
-        pid=$! st=0
-        # the signal once rank 0 reports the ordering (a bounded wait)
-        for ((i = 0; i < 600; i++)); do
-            grep -q order "$T/err" && break
-            sleep 0.1
-        done
-        grep -q order "$T/err" || { echo "$flavor: no order phase"; cat "$T/err"; return 1; }
+        RIFFLE_MPI_PAUSE=order default_signals "$mpirun" -np 2 "$bin" --seed=1 --progress \
+            --memory=8K -T "$T/tmp" "$T/in" -o "$T/out/o" > "$T/log" 2> "$T/err" 3>&- &
+        pid=$!
+        bg_track "$pid"
+        # the signal once rank 0 reports the ordering
+        wait_until 60 grep -q order "$T/err" ||
+            { echo "$flavor: no order phase" >&2; cat "$T/err" >&2; return 1; }
         [ -n "$(ls -A "$T/tmp")" ] || [ -n "$(ls -A "$T/out")" ] # temporaries exist
         kill -TERM "$pid"
-        wait "$pid" || st=$?
-        [ "$flavor" = mpich ] || [ "$st" -ne 0 ] || { echo "$flavor: status 0"; return 1; }
+        bg_reap "$pid" || { echo "$flavor: the launcher outlived SIGTERM" >&2; return 1; }
+        [ "$flavor" = mpich ] || [ "$BG_STATUS" -ne 0 ] ||
+            { echo "$flavor: status 0 after SIGTERM" >&2; return 1; }
         [ ! -e "$T/out/o" ]
         no_temporaries "$T/tmp"
     done
