@@ -342,10 +342,9 @@ r=\${OMPI_COMM_WORLD_RANK:-\${PMI_RANK:-0}}
 exec "\$BIN" -T "$T/t\$r" "\$@"
 EOF
     chmod +x "$T/wrap"
-    local flavor mpirun
+    local flavor mpirun bin
     for flavor in $FLAVORS; do
-        case $flavor in openmpi) mpirun=mpirun.openmpi; bin=$OPENMPI_BIN ;;
-                        mpich) mpirun=mpirun.mpich; bin=$MPICH_BIN ;; esac
+        launcher "$flavor"
         BIN=$bin run "$mpirun" -np 3 "$T/wrap" --seed=1 --memory=16K "$T/in" -o "$T/out/o"
         [ "$status" -ne 0 ]
         [[ "$output" == *"riffle-mpi: rank 1: "*"No space left on device"* ]]
