@@ -55,11 +55,6 @@ nothing_left() {
     [ "$(cat "$T/out/p0")" = keep ] || { echo "$sig in $phase: part 0 changed" >&2; return 1; }
 }
 
-# scattering_now: the progress line names the scatter and bucket files exist.
-scattering_now() {
-    grep -q scatter "$T/err" && buckets_exist "$T/tmp"
-}
-
 # in_scatter SIG: riffle reads $T/in, then standard input, a FIFO held open
 # here (fd 8) and never written; SIG goes once it is scattering.
 in_scatter() {
@@ -71,7 +66,7 @@ in_scatter() {
         -o "$T/out/o" "$T/in" - < "$T/fifo" 2> "$T/err" 8>&- 3>&- &
     pid=$!
     bg_track "$pid"
-    wait_until 60 scattering_now || { echo "$sig: no scatter phase seen" >&2; return 1; }
+    wait_until 60 scattering || { echo "$sig: no scatter phase seen" >&2; return 1; }
     kill -s "$sig" "$pid"
     bg_reap "$pid"
     exec 8>&-

@@ -325,12 +325,17 @@ def test_split_refuses_two_names_of_one_file(data, tmp_path):
 def null_device(d):
     """A null device to write to: one made in d (mknod: root), so that a
     regression replacing it harms no one, else /dev/null for a user who
-    cannot replace it; None for root where mknod is refused."""
+    cannot replace it; None for root where no usable device can be made in
+    d.  On a nodev mount (a tmp_path under a nodev /tmp) mknod succeeds but
+    opening the node fails (EACCES), so the node is opened here before it
+    counts."""
     dev = d / "null"
     try:
         os.mknod(dev, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+        os.close(os.open(dev, os.O_WRONLY))
         return dev
     except OSError:
+        dev.unlink(missing_ok=True)
         return None if os.geteuid() == 0 else "/dev/null"
 
 
@@ -340,7 +345,7 @@ def test_output_devices_are_written_in_place(data, tmp_path):
     _, csv = data
     dev = null_device(tmp_path)
     if dev is None:
-        pytest.skip("cannot make a null device here")
+        pytest.skip("cannot make a usable null device here (mknod refused, or a nodev mount)")
     riffle.shuffle_file(csv, dev, seed=1)
     assert stat.S_ISCHR(os.stat(dev).st_mode)
     os.symlink(dev, tmp_path / "link")
