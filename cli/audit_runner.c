@@ -58,6 +58,7 @@
 
 #include "audit.h"
 #include "audit_runner.h"
+#include "cleanup.h"
 
 extern char **environ;
 
@@ -84,10 +85,12 @@ static volatile sig_atomic_t cleanup_armed;
 static volatile sig_atomic_t live_group[MAX_JOBS];
 static volatile sig_atomic_t subreaper;
 
-static const int handled_sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT, SIGALRM,
-                                   SIGUSR1, SIGUSR2};
-#define NSIGS (sizeof handled_sigs / sizeof handled_sigs[0])
-static struct sigaction saved_action[NSIGS];
+/* Every terminating signal, the list the rest of riffle handles (cleanup.h):
+ * any of them ending the audit would leave the input file and the trials
+ * behind. */
+static int handled_sigs[CLEANUP_MAX_SIGNALS];
+static size_t nsigs;
+static struct sigaction saved_action[CLEANUP_MAX_SIGNALS];
 static struct sigaction saved_chld;
 
 /* Kill every child of this thread that is not the leader of a live trial
@@ -155,7 +158,8 @@ static void arm_cleanup(const audit_runner *c)
     cleanup_input = c->input_path;
     cleanup_dir = c->tmpdir;
     cleanup_armed = 1;
-    for (size_t i = 0; i < NSIGS; i++) {
+    nsigs = cleanup_signals(handled_sigs);
+    for (size_t i = 0; i < nsigs; i++) {
         struct sigaction sa;
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = cleanup_on_signal;
@@ -175,7 +179,7 @@ static void arm_cleanup(const audit_runner *c)
 
 static void disarm_cleanup(void)
 {
-    for (size_t i = 0; i < NSIGS; i++)
+    for (size_t i = 0; i < nsigs; i++)
         sigaction(handled_sigs[i], &saved_action[i], NULL);
     sigaction(SIGCHLD, &saved_chld, NULL);
     cleanup_armed = 0;

@@ -20,6 +20,7 @@
 #include "cli.h"
 
 _Static_assert(ATOMIC_LONG_LOCK_FREE == 2, "the handler reads an atomic long");
+_Static_assert(CLEANUP_MAX_SIGNALS >= 64, "the standard signals and Linux's 33 real-time ones");
 
 /* The paths, packed one after another ("a\0b\0"), in a static arena: a
  * thousand split parts in deep directories fit, and the pages of the arena
@@ -74,17 +75,27 @@ static const int handled_sigs[] = {
 #endif
 };
 
+size_t cleanup_signals(int sigs[CLEANUP_MAX_SIGNALS])
+{
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof handled_sigs / sizeof handled_sigs[0]; i++)
+        sigs[n++] = handled_sigs[i];
+#if defined SIGRTMIN && defined SIGRTMAX
+    for (int r = SIGRTMIN; r <= SIGRTMAX && n < CLEANUP_MAX_SIGNALS; r++)
+        sigs[n++] = r;
+#endif
+    return n;
+}
+
 /* The handled signals, SIGBUS included (it can only come from the input
  * mapping, never from the registry's own stores). */
 static void fill_handled(sigset_t *s)
 {
+    int sigs[CLEANUP_MAX_SIGNALS];
+    const size_t n = cleanup_signals(sigs);
     sigemptyset(s);
-    for (size_t i = 0; i < sizeof handled_sigs / sizeof handled_sigs[0]; i++)
-        sigaddset(s, handled_sigs[i]);
-#if defined SIGRTMIN && defined SIGRTMAX
-    for (int r = SIGRTMIN; r <= SIGRTMAX; r++)
-        sigaddset(s, r);
-#endif
+    for (size_t i = 0; i < n; i++)
+        sigaddset(s, sigs[i]);
     sigaddset(s, SIGBUS);
 }
 
@@ -225,18 +236,13 @@ int cleanup_init(void)
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     fill_handled(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof handled_sigs / sizeof handled_sigs[0]; i++) {
-        const int e = take(handled_sigs[i], &sa);
+    int sigs[CLEANUP_MAX_SIGNALS];
+    const size_t n = cleanup_signals(sigs);
+    for (size_t i = 0; i < n; i++) {
+        const int e = take(sigs[i], &sa);
         if (e)
             return e;
     }
-#if defined SIGRTMIN && defined SIGRTMAX
-    for (int r = SIGRTMIN; r <= SIGRTMAX; r++) {
-        const int e = take(r, &sa);
-        if (e)
-            return e;
-    }
-#endif
     return sigaction(SIGBUS, &sa, NULL) == 0 ? 0 : errno;
 }
 

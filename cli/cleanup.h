@@ -37,9 +37,21 @@
 #define RIFFLE_CLEANUP_H
 
 #include <signal.h>
+#include <stddef.h>
 
 /* Registered paths at most (at least the --split part limit plus -o). */
 #define CLEANUP_MAX_FILES 4100
+
+/* Room for every signal of cleanup_signals (Linux has 31 standard ones and
+ * 33 real-time ones). */
+#define CLEANUP_MAX_SIGNALS 128
+
+/* The terminating signals: every signal whose default action ends the
+ * process but SIGKILL, SIGBUS and those of a fault (cleanup.c has the list
+ * and why), then SIGRTMIN..SIGRTMAX.  Fills sigs[0..n) and returns n.  The
+ * one list for every part of riffle that undoes its work on a signal:
+ * cleanup_init, and `riffle audit`, which kills its trials (audit_runner.c). */
+size_t cleanup_signals(int sigs[CLEANUP_MAX_SIGNALS]);
 
 /* Install the handlers.  Call once, early (cli_prog must be final: it names
  * the program in the SIGBUS message).  Returns 0 or an errno value. */

@@ -92,11 +92,13 @@ static int add_input(struct repeat_in *in, const char *name, int sole)
     rf_file_stamp then = {0};
     int e = fd < 0 ? errno : rf_file_stamp_fd(fd, &then);
     int more = 0;
-    /* A sole non-empty regular file is mapped (riffle_io.h): not held. */
-    const int mapped = sole && then.regular && then.size > 0;
-    if (!e)
-        e = mapped ? rf_records_add_fd(&in->r, fd)
-                   : rf_records_add_fd_max(&in->r, fd, (size_t)in->budget, &more);
+    /* A sole regular file is mapped when it can be (riffle_io.h): not held.
+     * Anything else -- stdin left inside a file by an earlier reader, a file
+     * system without mmap(2) -- is read, and never past the budget. */
+    const int mapped = !e && sole && rf_records_map_fd(&in->r, fd);
+    const size_t max = in->budget < SIZE_MAX ? (size_t)in->budget : SIZE_MAX;
+    if (!e && !mapped)
+        e = rf_records_add_fd_max(&in->r, fd, max, &more);
     if (fd >= 0 && !is_stdin)
         close(fd);
     if (e && fd >= 0)

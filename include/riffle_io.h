@@ -96,6 +96,18 @@ RF_API RF_NODISCARD int rf_records_add_fd(rf_records *r, int fd);
  * end.  Errors as rf_records_add_fd. */
 RF_API RF_NODISCARD int rf_records_add_fd_max(rf_records *r, int fd, size_t max, int *more);
 
+/* Map fd, without reading it, if rf_records_add_fd would: when the set is
+ * empty and fd is a regular, non-empty file at offset 0 (not, say, stdin
+ * redirected from a file after another program read part of it).  Returns 1
+ * when mapped (fd is then positioned at its end, as after
+ * rf_records_add_fd); 0 when not -- mmap(2) failed, or any other input --
+ * and then the set and fd's offset are as they were: read fd with
+ * rf_records_add_fd or rf_records_add_fd_max.  For a program that bounds
+ * the memory it holds: mapped bytes are the page cache's, not heap, so map
+ * first and bound only what is read (rf_records_add_fd would fall back to
+ * reading the whole file into the heap). */
+RF_API int rf_records_map_fd(rf_records *r, int fd);
+
 /* Append bytes[0..len) as one more input, copied: like rf_records_add_fd
  * of a file holding them (a delimiter is inserted first when the set does
  * not end with one).  Returns 0 or ENOMEM.  Invalidates offs. */

@@ -103,6 +103,27 @@ static int read_all(rf_records *r, int fd, size_t hint, size_t max, int *more)
     return e;
 }
 
+/* Map fd (fstat'ed into st) into r if r is empty and fd a regular, non-empty
+ * file at its start: 1 when mapped, 0 when r and fd are left as they were. */
+static int try_map(rf_records *r, int fd, const struct stat *st)
+{
+    if (!S_ISREG(st->st_mode) || st->st_size <= 0 || (uint64_t)st->st_size > SIZE_MAX ||
+        r->size != 0 || r->map_)
+        return 0;
+    /* The file may have a current offset (stdin redirected after a partial
+     * read): honour it by mapping only when at the start. */
+    if (lseek(fd, 0, SEEK_CUR) != 0 || map_file(r, fd, (size_t)st->st_size) != 0)
+        return 0;
+    lseek(fd, 0, SEEK_END);
+    return 1;
+}
+
+RF_API int rf_records_map_fd(rf_records *r, int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && try_map(r, fd, &st);
+}
+
 RF_API int rf_records_add_fd_max(rf_records *r, int fd, size_t max, int *more)
 {
     struct stat st;
@@ -112,15 +133,8 @@ RF_API int rf_records_add_fd_max(rf_records *r, int fd, size_t max, int *more)
     if (S_ISDIR(st.st_mode))
         return EISDIR;
     const int regular = S_ISREG(st.st_mode) && st.st_size > 0;
-    if (regular && r->size == 0 && !r->map_ && (uint64_t)st.st_size <= max) {
-        /* The file may have a current offset (stdin redirected after a
-         * partial read): honour it by mapping only when at the start. */
-        const off_t pos = lseek(fd, 0, SEEK_CUR);
-        if (pos == 0 && map_file(r, fd, (size_t)st.st_size) == 0) {
-            lseek(fd, 0, SEEK_END);
-            return 0;
-        }
-    }
+    if (regular && (uint64_t)st.st_size <= max && try_map(r, fd, &st))
+        return 0;
     const int e = rf_records_seal_(r);
     if (e)
         return e;

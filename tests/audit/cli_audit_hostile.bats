@@ -154,6 +154,29 @@ EOF
     [ -z "$(ls -A "$T/tmp")" ]
 }
 
+# The audit handles every terminating signal riffle does (riffle.1, SIGNALS),
+# not only the usual few: for each, a running trial is killed, the temporary
+# directory removed, and riffle dies of the signal.
+@test "XCPU, VTALRM and a real-time signal to the audit: trials killed, files removed" {
+    # (through a script: riffle's own command line must not hold the marker)
+    printf '#!/bin/sh\nexec "%s" 30\n' "$T/marker-sleep" > "$T/trial"
+    chmod +x "$T/trial"
+    for sig in XCPU VTALRM RTMIN+1; do
+        default_signals "$RIFFLE" audit --cmd="$T/trial" --trials=5 --jobs=1 \
+            > /dev/null 2>&1 3>&- &
+        pid=$!
+        bg_track "$pid"
+        wait_until 60 eval '[ "$(pgrep -fc "$T/marker-sleep")" -eq 1 ]'
+        [ -n "$(ls -A "$T/tmp")" ] # riffle-audit.*, holding the input
+        kill -s "$sig" "$pid"
+        bg_reap "$pid"
+        echo "$sig: status $BG_STATUS"
+        [ "$BG_STATUS" -eq $((128 + $(kill -l "$sig"))) ]
+        wait_until 10 no_marked_process
+        [ -z "$(ls -A "$T/tmp")" ]
+    done
+}
+
 @test "SIGCHLD ignored by riffle's parent: trials still run and are judged" {
     # (the shuffler is not seeded: --alpha=1e-6 keeps a false alarm at odds
     # of about one in a million)

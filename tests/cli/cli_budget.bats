@@ -96,6 +96,37 @@ limited_run() { # LIMIT_COMMAND: run riffle on $T/big under it
     [ "$(sort -n "$T/got" | tail -n 1)" -le 1000 ]
 }
 
+# stdin redirected from a file that an earlier reader left past its first
+# line is not mapped (mapping would show the bytes already read): it is read
+# into memory, and so held within the budget like a pipe.
+@test "-r: stdin from a file at a nonzero offset is held within --memory; within it, the draws of the same bytes" {
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        printf '%s' "$i"; head -c 100000 /dev/zero | tr '\0' x; echo
+    done > "$T/long" # 1 MB in 10 records: the offsets alone fit in 200K
+    tail -n +2 "$T/long" > "$T/rest"
+    echo original > "$T/out"
+    run bash -c "{ read -r _ && timeout 60 '$RIFFLE' -r -n 3 --seed=1 --memory=200K -o '$T/out' -; } < '$T/long'"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: -: too large for --repeat within the memory budget of 204800 bytes (see --memory)" ]
+    [ "$(cat "$T/out")" = original ]
+    run bash -c "{ read -r _ && timeout 60 '$RIFFLE' -r -n 3 --seed=1 --memory=200K -; } < '$T/long'"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: -: too large for --repeat within the memory budget of 204800 bytes (see --memory)" ]
+    # the file itself at offset 0 is mapped: only its offsets are held
+    "$RIFFLE" -r -n 3 --seed=1 --memory=200K "$T/long" > /dev/null
+    # within a budget for the bytes, the draws are those of the same bytes
+    # from a file or a pipe
+    { read -r _ && "$RIFFLE" -r -n 50 --seed=1 --memory=2M -; } < "$T/long" > "$T/got"
+    "$RIFFLE" -r -n 50 --seed=1 "$T/rest" > "$T/want"
+    cmp "$T/want" "$T/got"
+    "$RIFFLE" -r -n 50 --seed=1 < "$T/rest" > "$T/got"
+    cmp "$T/want" "$T/got"
+    cat "$T/rest" | "$RIFFLE" -r -n 50 --seed=1 > "$T/got"
+    cmp "$T/want" "$T/got"
+    [ "$(wc -l < "$T/got")" -eq 50 ]
+    [ "$(cut -c 1-2 "$T/got" | grep -c '^1x')" -eq 0 ] # the first line was not drawn
+}
+
 @test "-r /dev/zero at the default budget under ulimit -v: refused, not grown until killed" {
     ! grep -q __asan_init "$RIFFLE" || skip "sanitizer build: ulimit -v does not apply"
     for z in "" -z; do

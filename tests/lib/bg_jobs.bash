@@ -30,7 +30,7 @@ bg_cleanup() {
 
 # default_signals COMMAND [ARG...]: exec COMMAND with the signals the tests
 # send (HUP, INT, QUIT, PIPE, ALRM, TERM, USR1, USR2, XCPU, XFSZ, VTALRM,
-# PROF) at their default action, and no core file for the ones that dump
+# PROF, RTMIN+1) at their default action, and no core file for the ones that dump
 # one; start it in the background for its pid:
 #     default_signals "$RIFFLE" ... 3>&- &
 # A non-interactive shell starts background jobs with SIGINT and SIGQUIT
@@ -41,12 +41,13 @@ bg_cleanup() {
 default_signals() {
     ulimit -c 0
     if env --default-signal=INT true 2> /dev/null; then
-        exec env --default-signal=INT,TERM,HUP,QUIT,USR1,USR2,ALRM,PIPE,XCPU,XFSZ,VTALRM,PROF "$@"
+        exec env --default-signal=INT,TERM,HUP,QUIT,USR1,USR2,ALRM,PIPE,XCPU,XFSZ,VTALRM,PROF,RTMIN+1 "$@"
     fi
     exec python3 -c 'import os, signal, sys
 for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT,
           signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGPIPE,
-          signal.SIGXCPU, signal.SIGXFSZ, signal.SIGVTALRM, signal.SIGPROF):
+          signal.SIGXCPU, signal.SIGXFSZ, signal.SIGVTALRM, signal.SIGPROF,
+          signal.SIGRTMIN + 1):
     signal.signal(s, signal.SIG_DFL)
 os.execvp(sys.argv[1], sys.argv[1:])' "$@"
 }

@@ -212,6 +212,47 @@ static void directory_is_an_error(void **state)
     rf_records_free(&r);
 }
 
+/* rf_records_map_fd maps only what rf_records_add_fd would map, and leaves
+ * everything else untouched for a bounded read: a file whose offset is not
+ * 0 (stdin after a partial read), a pipe, a set that holds bytes already. */
+static void map_only_what_can_be_mapped(void **state)
+{
+    (void)state;
+    write_file("m", "a\nbb\n", 5);
+    rf_records r;
+    rf_records_init(&r, '\n');
+    int fd = open_file("m");
+    assert_int_equal(lseek(fd, 2, SEEK_SET), 2);
+    assert_int_equal(rf_records_map_fd(&r, fd), 0);
+    assert_int_equal(r.size, 0);
+    assert_int_equal(lseek(fd, 0, SEEK_CUR), 2);
+    assert_int_equal(rf_records_add_fd(&r, fd), 0); /* read from the offset */
+    assert_int_equal(r.size, 3);
+    assert_memory_equal(r.data, "bb\n", 3);
+    rf_records_free(&r);
+
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    assert_int_equal(rf_records_map_fd(&r, fd), 1);
+    assert_int_equal(r.size, 5);
+    assert_int_equal(lseek(fd, 0, SEEK_CUR), 5);
+    assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+    assert_int_equal(rf_records_map_fd(&r, fd), 0); /* not an empty set */
+    assert_int_equal(lseek(fd, 0, SEEK_CUR), 0);
+    rf_records_free(&r);
+    close(fd);
+
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(write(p[1], "x\n", 2), 2);
+    close(p[1]);
+    assert_int_equal(rf_records_map_fd(&r, p[0]), 0);
+    assert_int_equal(rf_records_add_fd(&r, p[0]), 0);
+    assert_int_equal(r.size, 2);
+    close(p[0]);
+    rf_records_free(&r);
+    assert_int_equal(rf_records_map_fd(&r, -1), 0);
+}
+
 /* The gather writes records in the given order, each with its delimiter,
  * through buffers smaller and larger than the records. */
 static void gather(void **state)
@@ -1001,6 +1042,7 @@ int main(void)
         cmocka_unit_test(defer_index_skips_the_scan),
         cmocka_unit_test(concatenation),
         cmocka_unit_test(directory_is_an_error),
+        cmocka_unit_test(map_only_what_can_be_mapped),
         cmocka_unit_test(gather),
         cmocka_unit_test(write_error_sticks),
         cmocka_unit_test(gather_threads_identity),
