@@ -446,6 +446,20 @@ static int grow(slot *s, uint64_t limit)
     return 0;
 }
 
+/* read(2) of a non-blocking pipe, retried on EINTR: the bytes read (> 0); 0
+ * at end of file or on an error (either ends the pipe); -1 when it holds
+ * nothing now (EAGAIN). */
+static ssize_t pipe_read(int fd, void *buf, size_t n)
+{
+    for (;;) {
+        const ssize_t r = read(fd, buf, n);
+        if (r >= 0)
+            return r;
+        if (errno != EINTR)
+            return errno == EAGAIN ? -1 : 0;
+    }
+}
+
 /* Read what the pipe holds now, up to the limit; returns 1 at end of file. */
 static int drain(slot *s, uint64_t limit)
 {
@@ -459,13 +473,9 @@ static int drain(slot *s, uint64_t limit)
             dst = s->buf + s->len;
             room = s->cap - s->len;
         }
-        const ssize_t r = read(s->out, dst, room);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return errno == EAGAIN ? 0 : 1;
-        if (r == 0)
-            return 1;
+        const ssize_t r = pipe_read(s->out, dst, room);
+        if (r <= 0)
+            return r == 0;
         if (!s->overflow) {
             s->len += (size_t)r;
             if (s->len + s->etotal > limit)
@@ -481,13 +491,9 @@ static int drain_err(slot *s, uint64_t limit)
 {
     char scratch[4096];
     for (;;) {
-        const ssize_t r = read(s->err, scratch, sizeof scratch);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return errno == EAGAIN ? 0 : 1;
-        if (r == 0)
-            return 1;
+        const ssize_t r = pipe_read(s->err, scratch, sizeof scratch);
+        if (r <= 0)
+            return r == 0;
         const size_t room = STDERR_KEEP + 1 - s->elen;
         const size_t keep = (size_t)r < room ? (size_t)r : room;
         memcpy(s->ebuf + s->elen, scratch, keep);
