@@ -93,7 +93,7 @@ struct spilled;
 
 /* One record after the header: its key (the keyed stream, in input order)
  * and its bytes, rec[len - 1] being the delimiter; or, for an out-of-line
- * record (out not NULL, reader.h), a one-byte stub and where its bytes are.
+ * record (out not NULL, reader.h), a one-byte proxy and where its bytes are.
  * Returns 0, or nonzero with the error recorded (the walk stops). */
 typedef int (*engine_record_fn)(void *ctx, uint64_t key, const unsigned char *rec, size_t len,
                                 const struct spilled *out);

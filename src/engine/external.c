@@ -15,8 +15,8 @@
  * too large for --memory is scattered again by the next bits of its keys.
  *
  * Out-of-line records (reader.h): a record too long to hold reaches the
- * scatter as a one-byte stub, its bytes already in the spill file (a
- * temporary file like the others); the bucket keeps, beside the stub's
+ * scatter as a one-byte proxy, its bytes already in the spill file (a
+ * temporary file like the others); the bucket keeps, beside the proxy's
  * offset, where they are, and pass 2 copies them to the sink from there in
  * pieces.  Stubs keep their places through a second scatter.  The order is
  * unchanged: it depends on the keys alone.
@@ -98,7 +98,7 @@ struct bucket {
     uint64_t bytes, records;      /* in the files */
     uint64_t *starts;             /* starts[c]: offset of record c * BLOCK */
     size_t starts_cap;
-    struct outline *outs;         /* its out-of-line records, by stub offset (temp.h) */
+    struct outline *outs;         /* its out-of-line records, by proxy offset (temp.h) */
     size_t nouts, outs_cap;
 };
 
@@ -415,7 +415,7 @@ static int add_start(const struct ext *x, struct bucket *b)
     return 0;
 }
 
-/* Note that the stub about to be added to b stands for the record at sp. */
+/* Note that the proxy about to be added to b stands for the record at sp. */
 static int add_outline(const struct ext *x, struct bucket *b, const struct spilled *sp)
 {
     if (b->nouts == b->outs_cap) {
@@ -424,13 +424,13 @@ static int add_outline(const struct ext *x, struct bucket *b, const struct spill
             return rfi_engine_nomem(x->e->err);
         b->outs = o;
     }
-    b->outs[b->nouts].stub = b->bytes;
+    b->outs[b->nouts].proxy = b->bytes;
     b->outs[b->nouts++].sp = *sp;
     return 0;
 }
 
 /* A record to its bucket: its bytes, or for an out-of-line record (out
- * not NULL) its stub. */
+ * not NULL) its proxy. */
 static int add_record(struct ext *x, struct scatter *s, uint64_t key,
                       const unsigned char *rec, size_t len, const struct spilled *out)
 {
@@ -736,7 +736,7 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
                     used = 0;
                 }
                 const struct outline *o =
-                    outs < b->nouts && b->outs[outs].stub == at ? &b->outs[outs++] : NULL;
+                    outs < b->nouts && b->outs[outs].proxy == at ? &b->outs[outs++] : NULL;
                 status = add_record(x, s, keys[used++], p, (size_t)(q - p) + 1, o ? &o->sp : NULL);
                 at += (uint64_t)(q - p) + 1;
                 p = q + 1;

@@ -23,7 +23,7 @@
  * keys (on a helper thread) -- no work per record.
  *
  * A record too long to hold comes out of line (reader.h): its bytes in the
- * spill file (temp.h, made at the first one), a stub in the walk.  A
+ * spill file (temp.h, made at the first one), a proxy in the walk.  A
  * candidate among them holds in the arena only where its bytes are (a
  * struct spilled), flagged in its offset, and is copied from the spill
  * file when written. */
@@ -182,7 +182,7 @@ static int offer(struct head *hd, uint64_t k, uint64_t key, const unsigned char 
 }
 
 /* Candidate c as a record of r: its bytes, or for an out-of-line one an
- * empty record (its stub) noted in *outs.  Returns 0 or -1 (no memory). */
+ * empty record (its proxy) noted in *outs.  Returns 0 or -1 (no memory). */
 static int add_cand(rf_records *r, const struct head *hd, const struct cand *c,
                     struct outline **outs, size_t *nouts, size_t *cap)
 {
@@ -196,7 +196,7 @@ static int add_cand(rf_records *r, const struct head *hd, const struct cand *c,
         *outs = o;
     }
     struct outline *o = &(*outs)[(*nouts)++];
-    o->stub = r->size;
+    o->proxy = r->size;
     memcpy(&o->sp, bytes, sizeof o->sp);
     return rf_records_add_record(r, "", 0) != 0 ? -1 : 0;
 }
@@ -273,7 +273,7 @@ static int take(void *ctx, const struct walk_chunk *c)
             at += rf_delims_nth(c->data + at, c->len - at, w->delim, i - item - 1) + 1;
         const unsigned char *rec = c->data + at;
         const unsigned char *end = memchr(rec, w->delim, c->len - at);
-        if (c->out) { /* a stub (n is 1): where its bytes are is held instead */
+        if (c->out) { /* a proxy (n is 1): where its bytes are is held instead */
             unsigned char where[sizeof *c->out + 1];
             memcpy(where, c->out, sizeof *c->out);
             where[sizeof *c->out] = w->delim;

@@ -232,8 +232,8 @@ static int spill_start(struct reader *rd, const unsigned char *p, size_t len)
     return spill(rd, p, len);
 }
 
-/* The record's stub handed out. */
-static int stub(struct reader *rd, const unsigned char **data, size_t *len)
+/* The record's proxy handed out. */
+static int proxy(struct reader *rd, const unsigned char **data, size_t *len)
 {
     rd->in_giant = 0;
     *data = &rd->delim;
@@ -265,12 +265,12 @@ static int spill_rest(struct reader *rd, const unsigned char **data, size_t *len
         if (q) {
             rd->start = n;
             rd->end = (size_t)got;
-            return stub(rd, data, len);
+            return proxy(rd, data, len);
         }
     }
     if (spill(rd, &rd->delim, 1) != 0)
         return -1;
-    return stub(rd, data, len);
+    return proxy(rd, data, len);
 }
 
 /* The prefix's whole records, straight from the caller's memory; its

@@ -45,14 +45,14 @@ struct reader {
     /* Out-of-line records (off while giant is 0): a record found to be
      * `giant` bytes long or more before its end is not buffered but passed
      * on to spill a read at a time, so that one record larger than memory
-     * never is in memory; rfi_reader_next then hands out a one-byte stub
+     * never is in memory; rfi_reader_next then hands out a one-byte proxy
      * (the delimiter) in its place and says where the bytes went. */
     size_t giant;
     rfi_spill_fn *spill;
     void *spill_ctx;
     uint64_t spilled;  /* bytes passed to spill so far */
     int in_giant;      /* a record is being spilled */
-    struct spilled last; /* the record of the last stub handed out */
+    struct spilled last; /* the record of the last proxy handed out */
 };
 
 /* Start reading inputs[0..n) (which must outlive rd); failures are
@@ -84,7 +84,7 @@ void rfi_reader_prefix(struct reader *rd, const unsigned char *prefix, size_t le
                    int own_fd, const char *name);
 
 /* The next block of whole records, each ending with the delimiter: sets
- * *data and *len (len > 0) and returns 1; returns 2 for the stub of an
+ * *data and *len (len > 0) and returns 1; returns 2 for the proxy of an
  * out-of-line record (one record, *len == 1, its bytes at rd->last of the
  * spill stream); returns 0 at the end of the last input, or -1 with the
  * error recorded.  The block stays valid until the next call. */

@@ -239,12 +239,12 @@ const struct outline *rfi_outline_find(const struct outline *outs, size_t n, uin
     size_t lo = 0, hi = n;
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (outs[mid].stub < at)
+        if (outs[mid].proxy < at)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < n && outs[lo].stub == at ? &outs[lo] : NULL;
+    return lo < n && outs[lo].proxy == at ? &outs[lo] : NULL;
 }
 
 /* Runs of records in memory as usual, each out-of-line one from the spill

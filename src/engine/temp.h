@@ -70,19 +70,19 @@ int rfi_spill_write(void *ctx, const unsigned char *p, size_t len);
 int rfi_spill_emit(struct spill *s, const struct spilled *sp, int *stop);
 void rfi_spill_close(struct spill *s);
 
-/* An out-of-line record among records in memory: its one-byte stub (the
- * delimiter) at offset `stub` stands for the bytes at `sp` of the spill. */
+/* An out-of-line record among records in memory: its one-byte proxy (the
+ * delimiter) at offset `proxy` stands for the bytes at `sp` of the spill. */
 struct outline {
-    uint64_t stub;
+    uint64_t proxy;
     struct spilled sp;
 };
 
-/* The outline whose stub is at `at` among outs[0..n) (sorted by stub), or
+/* The outline whose proxy is at `at` among outs[0..n) (sorted by proxy), or
  * NULL. */
 const struct outline *rfi_outline_find(const struct outline *outs, size_t n, uint64_t at);
 
 /* The records of r at offs[0..k) to the engine's sink, as rfi_engine_emit,
- * but those whose stubs outs[0..n) lists from the spill file.  Returns 0,
+ * but those whose proxies outs[0..n) lists from the spill file.  Returns 0,
  * or 1 with the error recorded. */
 int rfi_spill_emit_mixed(struct spill *s, const rf_records *r, const uint64_t *offs, size_t k,
                          const struct outline *outs, size_t n);

@@ -16,7 +16,7 @@ struct spilled;
 /* n >= 1 whole records, each ending with the delimiter, of about 64 KiB in
  * all (more for one record longer than that); keys[i] is the key of record
  * first + i (item numbers count from the first record after the header).
- * out: NULL, or the chunk is the one-byte stub of an out-of-line record
+ * out: NULL, or the chunk is the one-byte proxy of an out-of-line record
  * whose bytes are there (reader.h). */
 struct walk_chunk {
     uint64_t first;

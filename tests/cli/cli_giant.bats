@@ -98,7 +98,7 @@ unconstrained() {
 
 # Several records out of line among short ones, the last one without its
 # delimiter; budgets small enough that buckets are scattered again (the
-# stubs keep their places); a file and a pipe; lines and -z.
+# proxies keep their places); a file and a pipe; lines and -z.
 @test "records out of line among short ones: the in-memory output for every budget, file or pipe" {
     local i
     for i in 0 1 2 3 4; do
