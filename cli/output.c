@@ -10,7 +10,6 @@
 
 #include "cleanup.h"
 #include "output.h"
-#include "same_file.h"
 #include "shuf.h"
 
 /* Output buffer: 1 MiB makes a thousand write(2) calls per GB, so their cost
@@ -169,8 +168,13 @@ static int open_parts(struct cli_output *o, const struct cli_split *s)
     o->split = s;
     const size_t parts = s->plan.parts;
     size_t a, b;
-    if (same_file_pair(s->names, parts, &a, &b)) {
-        cli_error("%s and %s are the same file", cli_quote(s->names[a]), cli_quote(s->names[b]));
+    const int same = rf_same_file_pair((const char *const *)s->names, parts, &a, &b);
+    if (same != 0) {
+        if (same < 0)
+            cli_error("memory exhausted");
+        else
+            cli_error("%s and %s are the same file", cli_quote(s->names[a]),
+                      cli_quote(s->names[b]));
         return -1;
     }
     if (ensure_fds(parts) != 0)

@@ -323,6 +323,18 @@ RF_API const char *rf_atomic_temp_path(const rf_atomic_file *a);
  * in place; 0 when path is written in place or after commit/abort. */
 RF_API int rf_atomic_staged(const rf_atomic_file *a);
 
+/* Among the output names names[0..n), the first pair that would be the same
+ * file once created -- "a", "./a", "d/../a", an absolute path, a hard or
+ * symbolic link: an existing name by device and inode (links followed), a
+ * name still to be created by its directory's device and inode and its last
+ * component (a dangling link by its target's).  Two outputs committed over
+ * one file would lose one of them: call it before opening any.  Returns 1
+ * and sets *a < *b; 0 when every name is a file of its own (a name whose
+ * directory is missing is left to the open to report); -1 when out of
+ * memory.  Allocates only for the call. */
+RF_API RF_NODISCARD int rf_same_file_pair(const char *const *names, size_t n, size_t *a,
+                                          size_t *b);
+
 #ifdef __cplusplus
 }
 #endif

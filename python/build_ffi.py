@@ -87,6 +87,7 @@ int rf_atomic_open(rf_atomic_file *a, const char *path);
 int rf_atomic_commit(rf_atomic_file *a);
 void rf_atomic_abort(rf_atomic_file *a);
 int rf_atomic_staged(const rf_atomic_file *a);
+int rf_same_file_pair(const char *const *names, size_t n, size_t *a, size_t *b);
 
 typedef struct rf_split { ...; } rf_split;
 typedef enum rf_split_problem { RF_SPLIT_OK, ... } rf_split_problem;

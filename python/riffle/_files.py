@@ -290,37 +290,19 @@ def _part_names(outputs, parts):
     return out
 
 
-def _identity(name):
-    """What a name means, as the riffle program compares --split outputs:
-    the (device, inode) of the file it names, links followed; for a name
-    not there yet, its directory's and the last component (after following
-    a dangling link).  None when the directory is missing (opening it will
-    say so)."""
-    try:
-        st = os.stat(name)
-        return (st.st_dev, st.st_ino, None)
-    except OSError:
-        pass
-    d, last = os.path.split(os.path.realpath(name))
-    try:
-        st = os.stat(d or b".")
-    except OSError:
-        return None
-    return (st.st_dev, st.st_ino, last)
-
-
 def _refuse_same_file(names):
     """ValueError when two parts name one file ("a", "./a", a link to it):
-    two temporaries renamed over one name would lose a part."""
-    seen = {}
-    for name in names:
-        ident = _identity(name)
-        if ident is None:
-            continue
-        if ident in seen:
-            raise ValueError("%r and %r are the same file"
-                             % (os.fsdecode(seen[ident]), os.fsdecode(name)))
-        seen[ident] = name
+    two temporaries renamed over one name would lose a part.  The riffle
+    program's rule (rf_same_file_pair, riffle_io.h)."""
+    cnames = [ffi.new("char[]", n) for n in names]
+    arr = ffi.new("const char *[]", cnames)
+    a, b = ffi.new("size_t *"), ffi.new("size_t *")
+    same = lib.rf_same_file_pair(arr, len(names), a, b)
+    if same < 0:
+        raise MemoryError("memory exhausted")
+    if same:
+        raise ValueError("%r and %r are the same file"
+                         % (os.fsdecode(names[a[0]]), os.fsdecode(names[b[0]])))
 
 
 def _commit_parts(outs):

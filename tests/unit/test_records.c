@@ -1033,6 +1033,52 @@ static void atomic_dangling_link(void **state)
     unlink(target);
 }
 
+/* Names of one file found whatever their spelling; distinct names pass. */
+static void same_file_by_identity(void **state)
+{
+    (void)state;
+    char a[128], dot[128], hard[128], soft[128], fresh[128], fresh_dot[128], other[128];
+    path_of(a, sizeof a, "same-a");
+    path_of(hard, sizeof hard, "same-hard");
+    path_of(soft, sizeof soft, "same-soft");
+    path_of(fresh, sizeof fresh, "same-new");
+    path_of(other, sizeof other, "same-other");
+    const int fd = open(a, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(link(a, hard), 0);
+    assert_int_equal(symlink(a, soft), 0);
+    /* "DIR/./name": another spelling of an existing and of a new name */
+    snprintf(dot, sizeof dot, "%.*s/./%s", (int)(strrchr(a, '/') - a), a, strrchr(a, '/') + 1);
+    snprintf(fresh_dot, sizeof fresh_dot, "%.*s/./%s", (int)(strrchr(fresh, '/') - fresh),
+             fresh, strrchr(fresh, '/') + 1);
+    const struct {
+        const char *x, *y;
+        int same;
+    } cases[] = {
+        {a, dot, 1},   {a, hard, 1},        {a, soft, 1},
+        {a, other, 0}, {fresh, fresh_dot, 1}, {fresh, other, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *names[3] = {other, cases[i].x, cases[i].y};
+        size_t p = 99, q = 99;
+        assert_int_equal(rf_same_file_pair(names + 1, 2, &p, &q), cases[i].same);
+        if (cases[i].same) {
+            assert_int_equal(p, 0);
+            assert_int_equal(q, 1);
+        }
+        /* found after a distinct first name too, with its indices */
+        if (cases[i].same && cases[i].y != other) {
+            assert_int_equal(rf_same_file_pair(names, 3, &p, &q), 1);
+            assert_int_equal(p, 1);
+            assert_int_equal(q, 2);
+        }
+    }
+    unlink(a);
+    unlink(hard);
+    unlink(soft);
+}
+
 int main(void)
 {
     warm_threads();
@@ -1056,6 +1102,7 @@ int main(void)
         cmocka_unit_test(atomic_errors_and_devices),
         cmocka_unit_test(atomic_descriptor_of_a_pipe),
         cmocka_unit_test(atomic_dangling_link),
+        cmocka_unit_test(same_file_by_identity),
     };
     return cmocka_run_group_tests_name("records", tests, make_dir, remove_dir);
 }

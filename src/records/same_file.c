@@ -1,7 +1,8 @@
 /* same_file.c -- output names compared by the file they mean, not by their
  * spelling: "a.txt", "./a.txt", "d/../a.txt", an absolute path, a hard link
  * and a symbolic link can all name one file, and two parts of a split
- * written to one file would lose one of them. */
+ * written to one file would lose one of them.  The records layer,
+ * include/riffle_io.h ("Atomic output files"). */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "same_file.h"
+#include "riffle_io.h"
 
 /* Symbolic links followed at most, as the kernel's own limit. */
 #define MAX_LINKS 40
@@ -84,12 +85,12 @@ static int same(const struct ident *x, const struct ident *y)
     return !x->last || strcmp(x->last, y->last) == 0;
 }
 
-int same_file_pair(char *const *names, size_t n, size_t *a, size_t *b)
+RF_API int rf_same_file_pair(const char *const *names, size_t n, size_t *a, size_t *b)
 {
     struct ident *ids = calloc(n ? n : 1, sizeof *ids);
     int *known = calloc(n ? n : 1, sizeof *known);
-    int found = 0;
-    for (size_t i = 0; ids && known && i < n && !found; i++) {
+    int found = ids && known ? 0 : -1;
+    for (size_t i = 0; found == 0 && i < n; i++) {
         known[i] = identify(names[i], &ids[i]) == 0;
         for (size_t j = 0; known[i] && j < i && !found; j++) {
             if (known[j] && same(&ids[j], &ids[i])) {
