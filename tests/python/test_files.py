@@ -160,26 +160,32 @@ def test_exception_in_progress_stops_and_cleans_up(data, tmp_path, exc):
     assert listing(tmp_path) == ["tmp"] and listing(tmpdir) == []
 
 
-def test_full_disk_raises_and_leaves_nothing(data, tmp_path):
-    big, _ = data
+@pytest.fixture
+def small_tmpfs(tmp_path):
+    """A 256 KiB tmpfs, unmounted after the test (skips where it cannot be
+    mounted): a disk that fills up."""
     mnt = tmp_path / "small"
     mnt.mkdir()
     r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
                        stderr=subprocess.PIPE)
     if r.returncode != 0:
         pytest.skip("cannot mount a small tmpfs: " + r.stderr.decode().strip())
-    try:
-        with pytest.raises(OSError) as e:
-            riffle.shuffle_file(big, mnt / "out", seed=1)
-        assert e.value.errno == errno.ENOSPC
-        assert listing(mnt) == []
-        # the temporary bucket files on the full disk: external run
-        with pytest.raises(OSError) as e:
-            riffle.shuffle_file(big, tmp_path / "out2", seed=1, memory="64K", tmpdir=mnt)
-        assert e.value.errno == errno.ENOSPC
-        assert listing(mnt) == [] and "out2" not in listing(tmp_path)
-    finally:
-        subprocess.run(["umount", str(mnt)])
+    yield mnt
+    subprocess.run(["umount", str(mnt)])
+
+
+def test_full_disk_raises_and_leaves_nothing(data, tmp_path, small_tmpfs):
+    big, _ = data
+    mnt = small_tmpfs
+    with pytest.raises(OSError) as e:
+        riffle.shuffle_file(big, mnt / "out", seed=1)
+    assert e.value.errno == errno.ENOSPC
+    assert listing(mnt) == []
+    # the temporary bucket files on the full disk: external run
+    with pytest.raises(OSError) as e:
+        riffle.shuffle_file(big, tmp_path / "out2", seed=1, memory="64K", tmpdir=mnt)
+    assert e.value.errno == errno.ENOSPC
+    assert listing(mnt) == [] and "out2" not in listing(tmp_path)
 
 
 def temporaries_in_use(pid, tmpdir):
@@ -264,29 +270,21 @@ def test_keyed_order_puts_an_array_beside_a_shuffled_file(tmp_path):
         riffle.keyed_order(5000, 8, threads=2).tolist()
 
 
-def test_split_full_disk_raises_and_leaves_the_parts(data, tmp_path):
+def test_split_full_disk_raises_and_leaves_the_parts(data, small_tmpfs):
     """ENOSPC while writing the second part: the first, already written in
     full to its temporary, is not renamed; every part keeps its old bytes
     and no temporary is left on the full disk."""
     big, _ = data
-    mnt = tmp_path / "small"
-    mnt.mkdir()
-    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(mnt)],
-                       stderr=subprocess.PIPE)
-    if r.returncode != 0:
-        pytest.skip("cannot mount a small tmpfs: " + r.stderr.decode().strip())
-    try:
-        parts = [mnt / "train", mnt / "test"]
-        for i, p in enumerate(parts):
-            p.write_bytes(b"old %d\n" % i)
-        with pytest.raises(OSError) as e:
-            riffle.split_file(big, parts, "10%,90%", seed=1)  # 130 kB, then 1.2 MB
-        assert e.value.errno == errno.ENOSPC
-        assert e.value.filename == str(parts[1])
-        assert [p.read_bytes() for p in parts] == [b"old 0\n", b"old 1\n"]
-        assert listing(mnt) == ["test", "train"]
-    finally:
-        subprocess.run(["umount", str(mnt)])
+    mnt = small_tmpfs
+    parts = [mnt / "train", mnt / "test"]
+    for i, p in enumerate(parts):
+        p.write_bytes(b"old %d\n" % i)
+    with pytest.raises(OSError) as e:
+        riffle.split_file(big, parts, "10%,90%", seed=1)  # 130 kB, then 1.2 MB
+    assert e.value.errno == errno.ENOSPC
+    assert e.value.filename == str(parts[1])
+    assert [p.read_bytes() for p in parts] == [b"old 0\n", b"old 1\n"]
+    assert listing(mnt) == ["test", "train"]
 
 
 def test_split_rename_failing_midway_says_what_is_in_place(data, tmp_path):
