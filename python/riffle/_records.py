@@ -1,5 +1,6 @@
 """riffle.RecordFile: random access to the records of a file, as a dataset."""
 import errno
+import itertools
 import mmap
 import operator
 import os
@@ -224,15 +225,15 @@ class RecordFile:
         po = ffi.from_buffer("uint64_t[]", self._offs)
         total = lib.py_records_gather(self._data, po, pa, k,
                                       ffi.from_buffer("uint64_t[]", ends), ffi.NULL)
-        buf = bytearray(total)
+        buf = np.empty(total, dtype=np.uint8)
         if total:
             lib.py_records_gather(self._data, po, pa, k, ffi.NULL,
                                   ffi.from_buffer("unsigned char[]", buf))
-        blob = bytes(buf)
+        blob = buf.tobytes()
         del buf
+        # one slice of the gathered bytes per record, without a Python loop
         stops = ends.tolist()
-        starts = [0] + stops[:-1]
-        return [blob[s:e] for s, e in zip(starts, stops)]
+        return list(map(blob.__getitem__, map(slice, itertools.chain((0,), stops), stops)))
 
     def __getitems__(self, indices):
         """The records of a batch of indices, one call (torch's DataLoader

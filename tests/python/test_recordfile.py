@@ -304,3 +304,4 @@ def test_file_larger_than_the_memory_budget(tmp_path):
     lines = out.stdout.split("\n")
     assert lines[0] == "the file does not fit"
     assert lines[1] == "crc %d" % zlib.crc32(crcs.tobytes())
+
