@@ -124,6 +124,9 @@ class RecordFile:
                     head, dtype="<u8", count=_HEAD_WORDS, offset=len(MAGIC)).tolist()
                 if delim != self.delimiter or stamp_bytes != _STAMP_BYTES or count < 1:
                     return None
+                # the size the header announces, before anything is allocated
+                if os.fstat(f.fileno()).st_size != len(head) + 8 * count:
+                    return None
                 saved = ffi.new("rf_file_stamp *")
                 at = len(MAGIC) + 8 * _HEAD_WORDS
                 ffi.memmove(saved, head[at:at + ffi.sizeof("rf_file_stamp")],

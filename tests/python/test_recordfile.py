@@ -222,7 +222,7 @@ def test_index_of_another_delimiter_is_rebuilt(tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["garbage", "truncated", "empty", "offsets_past_end",
-                                    "offsets_not_increasing"])
+                                    "offsets_not_increasing", "huge_count"])
 def test_bad_index_is_rebuilt(tmp_path, damage):
     data, _ = random_records(2, 300)
     path = write(tmp_path, data)
@@ -239,6 +239,9 @@ def test_bad_index_is_rebuilt(tmp_path, damage):
         raw = bytearray()
     elif damage == "offsets_past_end":
         raw[offs_at + 8 * 5:offs_at + 8 * 6] = (len(data) * 4).to_bytes(8, "little")
+    elif damage == "huge_count":
+        at = len(riffle._records.MAGIC) + 16
+        raw[at:at + 8] = (2**60).to_bytes(8, "little")
     else:
         raw[offs_at + 8 * 5:offs_at + 8 * 6] = raw[offs_at + 8 * 3:offs_at + 8 * 4]
     st = os.stat(index_file(path))
