@@ -72,6 +72,8 @@ def _state_values(state, n, shuffle, drop_last):
         v = state.get(key)
         if isinstance(v, bool) or not isinstance(v, int) or v < 0:
             raise _state_error("'%s' must be an int >= 0, not %r" % (key, v))
+    if state["epoch"] >= 1 << 64:
+        raise _state_error("'epoch' must be below 2**64")
     for key in ("shuffle", "drop_last"):
         if not isinstance(state.get(key), bool):
             raise _state_error("'%s' must be a bool" % key)

@@ -216,6 +216,7 @@ def test_mismatched_or_broken_state_is_refused():
         (mutated(state, format="riffle.DistributedSampler/0"), "not a riffle"),
         (mutated(state, epoch=None), "'epoch' must be an int >= 0"),
         (mutated(state, consumed=-4), "'consumed' must be an int >= 0"),
+        (mutated(state, epoch=1 << 64), "'epoch' must be below 2\\*\\*64"),
         (mutated(state, consumed=True), "'consumed' must be an int >= 0"),
         (mutated(state, n="100"), "'n' must be an int >= 0"),
         (mutated(state, shuffle=1), "'shuffle' must be a bool"),
