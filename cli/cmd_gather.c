@@ -4,7 +4,9 @@
  * order, puts owner J's records in the keyed order (rf_engine_gather, which
  * spills to -T beyond --memory) and writes them to standard output or -o
  * (replaced atomically, as in the shuf mode: output.h); task 0 writes
- * D/header first.
+ * D/header first.  Every count is read first and every file's run identity
+ * (dist_run.h) checked against them and the gather's key, and, given the
+ * FILEs, against those.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -54,11 +56,13 @@ const struct cli_options cli_gather_options = {"gather", 0, "o:T:", gather_longo
 static int gather_help(void)
 {
     return cli_print_stdout(
-        "Usage: riffle gather --task=J --tasks=P --dir=D --seed=S [OPTION]...\n"
-        "Step 3 of a run of P tasks (see `riffle scatter --help`): read D/0.to.J ..\n"
-        "D/(P-1).to.J and write task J's share of the shuffled records; task 0 writes\n"
-        "the header (D/header) first.  The outputs of tasks 0 .. P-1, concatenated in\n"
-        "order, are exactly the output of `riffle --seed=S FILE...`.\n"
+        "Usage: riffle gather --task=J --tasks=P --dir=D --seed=S [OPTION]... [FILE]...\n"
+        "Step 3 of a run of P tasks (see `riffle scatter --help`): read D/count.0 ..\n"
+        "D/count.(P-1) and D/0.to.J .. D/(P-1).to.J, check that they are one run, and\n"
+        "write task J's share of the shuffled records; task 0 writes the header\n"
+        "(D/header) first.  The outputs of tasks 0 .. P-1, concatenated in order, are\n"
+        "exactly the output of `riffle --seed=S FILE...`.  Given the FILEs, check too\n"
+        "that they are the inputs the run counted, unchanged.\n"
         "\n"
         "      --task=J             this task's number, 0 <= J < P\n"
         "      --tasks=P            the number of tasks, as given to scatter\n"

@@ -9,6 +9,9 @@
  *       writes D/I.to.J for every task J (rf_engine_scatter), and task 0
  *       D/header.
  *
+ * Each file begins with the run's identity (dist_run.h); step 2 refuses
+ * counts of other inputs or options than its own.
+ *
  * Every file is written atomically; on any error every file this run made is
  * removed again, and those of an earlier run stay as they were.
  */
@@ -61,12 +64,16 @@ static int scatter_help(void)
         "outputs of `riffle gather --task=0` .. `--task=P-1`, concatenated in order,\n"
         "are exactly the output of `riffle --seed=S FILE...`.\n"
         "\n"
-        "Step 1, every task: `--count` writes D/count.I, the number of records of\n"
-        "  part I (the records whose first byte lies in the I-th P-th of the input).\n"
+        "Step 1, every task: `--count` writes D/count.I, the run's identity and the\n"
+        "  number of records of part I (the records whose first byte lies in the\n"
+        "  I-th P-th of the input).\n"
         "Step 2, every task, once every count exists: writes D/I.to.J, the records of\n"
         "  part I for task J, for every J; task 0 also writes D/header.\n"
         "Step 3: `riffle gather --task=J` (see `riffle gather --help`).\n"
         "Every file is replaced atomically: a retried task writes the same bytes.\n"
+        "Every file begins with the run's identity (each input's size, modification\n"
+        "time and inode; P, --header, -z; --rng and a hash of the key), and each\n"
+        "step refuses files of another run, other options or a changed input.\n"
         "\n"
         "      --count              step 1: count the part's records\n"
         "      --task=I             this task's number, 0 <= I < P\n"
