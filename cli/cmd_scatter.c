@@ -227,7 +227,8 @@ static int inputs_unchanged(const struct dist_run *run, const rf_engine_input *i
     struct dist_diff d;
     const int same = dist_run_diff(run, &now, DIST_CMP_RUN, &d) == DIST_SAME;
     if (!same)
-        cli_error("%s: file changed as we read it", cli_quote_file(in[d.input].name));
+        cli_error("%s: file changed as we read it",
+                  d.input < n ? cli_quote_file(in[d.input].name) : "an input");
     dist_run_free(&now);
     return same ? 0 : -1;
 }

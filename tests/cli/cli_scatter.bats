@@ -431,6 +431,26 @@ sys.exit(any(x in open(f, "rb").read() for f in sys.argv[2:] for x in (k, k.hex(
     [ "$(ls -A "$T/d" | tr '\n' ' ')" = "count.0 count.1 " ]
 }
 
+@test "a count, packet or header file cut short anywhere in its identity is refused" {
+    seq 1 200 > "$T/a"
+    dist "$T/d" 2 -- "$T/a"
+    local f n k
+    for f in count.1 1.to.0 header; do
+        cp "$T/d/$f" "$T/keep"
+        n=$(grep -b -m1 '^end$' "$T/keep" | cut -d: -f1)
+        for ((k = 0; k <= n + 3; k++)); do
+            head -c "$k" "$T/keep" > "$T/d/$f"
+            run "$RIFFLE" gather --task=0 --tasks=2 --dir="$T/d" --seed=3 -o "$T/o"
+            [ "$status" -eq 1 ] || { echo "$f cut at $k: status $status" >&2; false; }
+            [[ "$output" == "riffle: $T/d/$f: not "* ]] || { echo "$f at $k: $output" >&2; false; }
+            [ ! -e "$T/o" ]
+        done
+        cp "$T/keep" "$T/d/$f"
+    done
+    "$RIFFLE" gather --task=0 --tasks=2 --dir="$T/d" --seed=3 -o "$T/o"
+    only_transport_files "$T/d"
+}
+
 @test "bad --task, --tasks, missing options, missing --seed: usage errors" {
     seq 1 10 > "$T/a"
     mkdir "$T/d"
