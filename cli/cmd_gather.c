@@ -137,8 +137,40 @@ struct gather_run {
     uint64_t first;
 };
 
-/* D/count.I, checked: task 0's against this gather (its --tasks, its
- * FILEs), the others against task 0's.  0, or -1 after a message. */
+/* D/count.I's run: task 0's against this gather (its --tasks, its FILEs),
+ * the others against task 0's.  0, or -1 after a message. */
+static int check_count(const struct gather_opts *o, struct gather_run *gr, const char *path,
+                       unsigned i, const struct dist_run *count)
+{
+    struct dist_diff d;
+    if (i > 0) {
+        if (dist_run_diff(count, &gr->count0, DIST_CMP_RUN, &d) == DIST_SAME)
+            return 0;
+        char other[4200];
+        snprintf(other, sizeof other, "%s/count.0", o->d.dir);
+        dist_run_refuse(path, "counted", other, &d,
+                        "the counts are of two runs; rerun `riffle scatter --count`, then "
+                        "`riffle scatter`, on every task");
+        return -1;
+    }
+    /* --header and -z are the scatters' alone */
+    gr->here.header = count->header;
+    gr->here.zero = count->zero;
+    const enum dist_diff_kind k = dist_run_diff(count, &gr->here, DIST_CMP_RUN, &d);
+    if (k == DIST_DIFF_OPTION) {
+        dist_run_refuse(path, "counted", "this gather", &d, "give every step the same --tasks");
+        return -1;
+    }
+    if (k != DIST_DIFF_INPUTS || !gr->have_files)
+        return 0;
+    dist_run_refuse(path, "counted",
+                    d.input == SIZE_MAX ? "this gather" : cli_quote_file(gr->files[d.input]), &d,
+                    "the directory holds the run of other inputs, or an input changed since; "
+                    "rerun every step");
+    return -1;
+}
+
+/* D/count.I, read and checked (check_count).  0, or -1 after a message. */
 static int read_count(const struct gather_opts *o, struct gather_run *gr, unsigned i,
                       struct dist_run *count)
 {
@@ -159,32 +191,10 @@ static int read_count(const struct gather_opts *o, struct gather_run *gr, unsign
         cli_error("%s: not the count of task %u of this version of riffle: %s", path, i, why);
         return -1;
     }
-    struct dist_diff d;
-    int bad = 0;
-    if (i == 0) { /* --header and -z are the scatters' alone */
-        gr->here.header = count->header;
-        gr->here.zero = count->zero;
-    }
-    if (i == 0 && dist_run_diff(count, &gr->here, DIST_CMP_RUN, &d) == DIST_DIFF_OPTION)
-        bad = (dist_run_refuse(path, "counted", "this gather", &d,
-                               "give every step the same --tasks"), 1);
-    else if (i == 0 && gr->have_files && d.kind == DIST_DIFF_INPUTS)
-        bad = (dist_run_refuse(path, "counted",
-                               d.input == SIZE_MAX ? "this gather"
-                                                   : cli_quote_file(gr->files[d.input]), &d,
-                               "the directory holds the run of other inputs, or an input "
-                               "changed since; rerun every step"), 1);
-    else if (i > 0 && dist_run_diff(count, &gr->count0, DIST_CMP_RUN, &d) != DIST_SAME) {
-        char other[4200];
-        snprintf(other, sizeof other, "%s/count.0", o->d.dir);
-        dist_run_refuse(path, "counted", other, &d,
-                        "the counts are of two runs; rerun `riffle scatter --count`, then "
-                        "`riffle scatter`, on every task");
-        bad = 1;
-    }
-    if (bad)
-        dist_run_free(count);
-    return bad ? -1 : 0;
+    if (check_count(o, gr, path, i, count) == 0)
+        return 0;
+    dist_run_free(count);
+    return -1;
 }
 
 /* The run at the head of part i's packets (or of D/header, part 0's)
