@@ -308,3 +308,15 @@ def test_file_larger_than_the_memory_budget(tmp_path):
     assert lines[0] == "the file does not fit"
     assert lines[1] == "crc %d" % zlib.crc32(crcs.tobytes())
 
+
+
+def test_in_a_torch_dataloader_with_workers(tmp_path):
+    torch_data = pytest.importorskip("torch.utils.data", reason="torch is not installed")
+    data, _ = random_records(12, 1500)
+    want = reference(data)
+    ds = riffle.RecordFile(write(tmp_path, data), index=True)
+    sampler = riffle.DistributedSampler(ds, num_replicas=1, rank=0, seed=9)
+    loader = torch_data.DataLoader(ds, batch_size=64, sampler=sampler, num_workers=2,
+                                   collate_fn=list)
+    got = [r for batch in loader for r in batch]
+    assert got == [want[i] for i in sampler]
