@@ -335,6 +335,16 @@ RF_API int rf_atomic_staged(const rf_atomic_file *a);
 RF_API RF_NODISCARD int rf_same_file_pair(const char *const *names, size_t n, size_t *a,
                                           size_t *b);
 
+/* ------------------------------------------------------------------------ */
+/* Temporary files: where                                                   */
+/* ------------------------------------------------------------------------ */
+
+/* The temporary directory of every riffle program: `dir` when not NULL (a
+ * -T option), else $TMPDIR when set and not empty, else "/tmp".  The
+ * engine's rule for rf_engine_options.tmpdir NULL.  Does not allocate; the
+ * result lives as long as dir or the environment. */
+RF_API const char *rf_temp_dir(const char *dir);
+
 #ifdef __cplusplus
 }
 #endif
