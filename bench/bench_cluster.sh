@@ -295,12 +295,14 @@ measure() {
     best=
     r=0
     while [ "$r" -lt "$reps" ]; do
+        load=$(cut -d' ' -f1 /proc/loadavg)
         link_counts > "$work/before"
         mpi_run "$p" tcp,self "$work/out"
         link_counts > "$work/after"
         cmp -s "$want" "$work/out" || die "P=$p at $rate: not riffle's bytes"
         if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
             best=$wall
+            bestload=$load
             cp "$work/stats" "$work/best"
             paste -d' ' "$work/before" "$work/after" > "$work/links"
         fi
@@ -308,6 +310,7 @@ measure() {
     done
     cp "$work/best" "$work/stats"
     wall=$best
+    load=$bestload
     { echo "$rate:"; grep '^riffle-mpi: stats:' "$work/stats"; } >> "$work/allstats"
 }
 
@@ -341,7 +344,7 @@ row() {
     awk -v rate="$rate" -v bits="$bits" -v p="$p" -v cores="$cores" -v wall="$wall" \
         -v job="$(in_job)" -v exch="$(stat_max exchange_s)" -v cpu="$(stat_cpu)" \
         -v sent="$(stat_max sent_MB)" -v n="$bytes" -v c="$c" -v cn="${cn:-0}" -v w="$w" \
-        -v meas="$work/measured" -v mod="$work/modelled" '
+        -v load="$load" -v meas="$work/measured" -v mod="$work/modelled" '
         { for (j = 1; j <= 4; j++) d[j] = $(j + 4) - $j
           if (d[1] > link) link = d[1]; if (d[2] > link) link = d[2]
           if (d[3] > tcb) tcb = d[3]; if (d[4] > tcb) tcb = d[4] }
@@ -349,8 +352,8 @@ row() {
             name = (bits > 0) ? rate : "unshaped"
             urun = (bits > 0) ? sprintf("%.0f%%", tcb * 8 / (wall * bits) * 100) : "-"
             uex = (bits > 0 && exch + 0 > 0) ? sprintf("%.0f%%", tcb * 8 / (exch * bits) * 100) : "-"
-            printf "| %s | %d | %.2f | %s | %s | %.2f | %s | %.1f / %.1f | %s | %s |\n",
-                name, p, wall, job, exch, cpu, sent, link / 1e6, tcb / 1e6, urun, uex >> meas
+            printf "| %s | %d | %.2f | %s | %s | %.2f | %s | %.1f / %.1f | %s | %s | %s |\n",
+                name, p, wall, job, exch, cpu, sent, link / 1e6, tcb / 1e6, urun, uex, load >> meas
             if (bits == 0) exit
             share = n / p
             crowd = (p > cores) ? p / cores : 1
@@ -384,8 +387,8 @@ echo "calibration, the $p ranks on unshaped links: c = $cn CPU s per GB of a ran
 echo
 echo "### Measured (the fastest of $reps run(s) per rate; every output cmp-equal to riffle's)"
 echo
-echo "| link rate | P | wall s | in-job s (longest rank) | exchange s (longest rank) | CPU s (busiest rank) | sent per rank MB | busiest link MB: veth counter / htb charged | link use over the run | link use over the exchange |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| link rate | P | wall s | in-job s (longest rank) | exchange s (longest rank) | CPU s (busiest rank) | sent per rank MB | busiest link MB: veth counter / htb charged | link use over the run | link use over the exchange | load average before (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
 cat "$work/measured"
 echo
 echo "### The cluster model beside it (w = $w; c = $c from P = 1, $cn from the unshaped P-rank run; the doc's c = 4.5, w = 1.47)"
@@ -395,23 +398,30 @@ echo "|---|---|---|---|---|---|---|---|---|---|---|"
 cat "$work/modelled"
 
 # docs/BENCHMARKS_MPI.md's projection recomputed with this run's c and w:
-# 1 TB on 64 nodes over 10 GbE (1.16 GB/s of TCP payload), input and output
-# through the same link as the exchange.
+# 1 TB on 64 nodes over 10 GbE (1.16 GB/s of TCP payload each way), input
+# and output through the same link as the exchange.  "sum" is the doc's
+# model (every term one after the other); "overlapped" lets the compute run
+# under the traffic and uses both directions of the full-duplex link: the
+# input and what a node receives come in, the output and what it sends go
+# out, so the busier direction carries N/P x (1 + w x 63/64).
 echo
-awk -v c="$c" -v cn="$cn" -v w="$w" 'function proj(c, w, name,    B, share, comp, xch, io, t) {
+awk -v c="$c" -v cn="$cn" -v w="$w" 'function proj(c, w, name,    B, share, comp, xch, io, t, duplex, lap) {
         B = 1.16e9; share = 1e12 / 64
         comp = share * c / 1e9; xch = share * w * 63 / 64 / B; io = 2 * share / B
         t = comp + xch + io
-        printf "1 TB on 64 nodes over 10 GbE, %s (c = %s, w = %s): compute %.0f s + exchange %.1f s + input and output %.1f s = %.0f s: %.0f MB/s per node (compute %.0f%% of it); overlapped: %.0f MB/s per node\n",
-            name, c, w, comp, xch, io, t, share / t / 1e6, comp / t * 100,
-            share / ((comp > xch + io) ? comp : xch + io) / 1e6
+        duplex = share * (1 + w * 63 / 64) / B
+        lap = (comp > duplex) ? comp : duplex
+        printf "1 TB on 64 nodes over 10 GbE, %s (c = %s, w = %s): sum: compute %.0f s + exchange %.1f s + input and output %.1f s = %.0f s, %.0f MB/s per node (compute %.0f%% of it); overlapped: %.0f MB/s per node\n",
+            name, c, w, comp, xch, io, t, share / t / 1e6, comp / t * 100, share / lap / 1e6
     }
     BEGIN {
         proj(c, w, "P = 1'"'"'s c")
         proj(cn, w, "unshaped P-rank c")
         proj(4.5, 1.47, "the doc'"'"'s constants")
-        printf "the link limit at w = %s: %.0f MB/s per node (c = 0); at w = 1: %.0f\n", w,
-            1e-6 * 1.16e9 / (w * 63 / 64 + 2), 1e-6 * 1.16e9 / (63 / 64 + 2) }'
+        B = 1.16e9
+        printf "the link limit (c = 0), sum: %.0f MB/s per node at w = %s, %.0f at w = 1; overlapped: %.0f at w = %s, %.0f at w = 1\n",
+            1e-6 * B / (w * 63 / 64 + 2), w, 1e-6 * B / (63 / 64 + 2),
+            1e-6 * B / (1 + w * 63 / 64), w, 1e-6 * B / (1 + 63 / 64) }'
 echo
 echo "riffle-mpi --stats of the runs above (rank 0 prints every rank's line):"
 echo
