@@ -280,7 +280,9 @@ while [ "$r" -lt 2 ] || [ "$r" -lt "$reps" ]; do
     r=$((r + 1))
 done
 sent1=$(stat_max sent_MB)
-[ "$sent1" != - ] || die "riffle-mpi --stats printed no sent_MB column"
+for col in sent_MB exchange_s user_s sys_s; do
+    [ "$(stat_max "$col")" != - ] || die "riffle-mpi --stats printed no $col column"
+done
 c=$(awk -v t="$cpu1" -v b="$bytes" 'BEGIN { printf "%.2f", t / b * 1e9 }')
 w=$(awk -v s="$sent1" -v b="$bytes" 'BEGIN { printf "%.3f", s * 1e6 / b }')
 echo
