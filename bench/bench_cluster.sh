@@ -122,9 +122,9 @@ build_cluster() {
 }
 
 # shape_end NS DEV: $rate on one end of a link, as one htb class (htb
-# rather than tbf, which drops a GSO packet larger than its burst; the
-# quantum set only to keep htb from warning); "none": the veth's own
-# queueless default
+# rather than tbf: no burst or latency to size for each rate; the quantum
+# set only to keep htb from warning); "none": the veth's own queueless
+# default
 shape_end() {
     tc -n "$1" qdisc del dev "$2" root 2> /dev/null || true
     [ "$rate" != none ] || return 0
