@@ -10,7 +10,9 @@
 # only too: 1 GB and 4.3 GB files, tens of minutes) bench/bench_external.sh
 # on the same program (TERASHUF=path adds terashuf), and "scale" (by name
 # only) bench/bench_scale.sh: the audit and rank/unrank at n = 10^6 (OLD=path
-# to a previous riffle adds old/new ratios).  The machine and its
+# to a previous riffle adds old/new ratios), and "cluster" (by name only: root,
+# network namespaces, about a minute) bench/bench_cluster.sh, riffle-mpi over
+# rate-limited links, on the riffle-mpi of the parent build directory.  The machine and its
 # load are printed before and after: figures from a shared machine mean
 # little without them.  A benchmark, not a test: a missed target never fails;
 # only a missing program or a broken shuffle (non-zero exit) does.
@@ -57,6 +59,13 @@ case " ${BENCHES:-} " in
     echo
     echo "== bench_scale.sh (load average $(load)) =="
     sh "$(dirname "$0")/bench_scale.sh" "$(dirname "$dir")" || status=1
+    ;;
+esac
+case " ${BENCHES:-} " in
+*" cluster "*)
+    echo
+    echo "== bench_cluster.sh (load average $(load)) =="
+    sh "$(dirname "$0")/bench_cluster.sh" "$(dirname "$dir")" || status=1
     ;;
 esac
 case " ${BENCHES:-} " in
