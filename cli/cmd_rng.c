@@ -25,9 +25,9 @@
 #include "cli_options.h"
 #include "commands.h"
 
-/* Output is written in blocks of this size: large enough that the write
- * system call costs little against ChaCha20's keystream (1 MiB moved the
- * figure in docs/BENCHMARKS_CLI.md by a few per cent over 64 KiB). */
+/* Output is written in blocks of this size: at ChaCha20's 2 GB/s (docs/
+ * BENCHMARKS_CLI.md) that is about 2000 write calls a second, whose cost is
+ * lost in the keystream's. */
 #define RNG_BLOCK (1u << 20)
 /* Room for one text draw: 20 digits and a newline. */
 #define TEXT_MAX 21
