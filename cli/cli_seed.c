@@ -9,8 +9,10 @@
  *   neither            OS entropy (rf_rng_new_os for ChaCha20, else a key from
  *                      rf_seed_os).
  *   --rng=NAME         the generator kind (rf_rng_kind_parse); ChaCha20 default.
+ *   --production       refuse --seed and --random-source (cli_production_check,
+ *                      for the commands that deal or draw for live play).
  *
- * cli_rng_option reads the three options for every command's getopt loop.
+ * cli_rng_option reads the four options for every command's getopt loop.
  *
  * cli_rng_key gives the 32-byte key by the same rules (rf_seed_text, the
  * file's bytes, rf_seed_os) for keyed objects that are not
