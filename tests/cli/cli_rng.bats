@@ -201,3 +201,12 @@ PY
     RIFFLE_PRODUCTION=yes run "$RIFFLE" deal --seed=2026
     [ "$status" -eq 1 ]
 }
+
+@test "a write error is reported, status 1" {
+    run bash -c "'$RIFFLE' rng --bytes=10 > /dev/full"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: write error: No space left on device" ]
+    run bash -c "'$RIFFLE' rng --below=5 > /dev/full"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: write error: No space left on device" ]
+}
