@@ -70,6 +70,7 @@ struct cli_rng_opts {
     const char *seed;          /* NULL: none */
     const char *rng_name;      /* NULL: chacha20 */
     const char *random_source; /* NULL: none */
+    int production;            /* --production given */
 };
 
 /* The getopt codes (struct option val) of --seed, --rng and --random-source,
@@ -80,19 +81,26 @@ enum cli_option_code {
     CLI_OPT_SEED = 256,
     CLI_OPT_RNG,
     CLI_OPT_RANDOM_SOURCE,
+    CLI_OPT_PRODUCTION,
     CLI_OPT_FIRST_FREE
 };
 
-/* Returned by cli_rng_option for an option that is not one of the three. */
+/* Returned by cli_rng_option for an option that is not one of the four. */
 #define CLI_NOT_RNG (-2)
 
-/* Take getopt's result `opt` (with its `arg`) into r if it is --seed, --rng or
- * --random-source.  Returns CLI_CONTINUE when taken, CLI_NOT_RNG when opt is
- * another option, or CLI_FAIL after "multiple seeds specified" (and the like):
+/* Take getopt's result `opt` (with its `arg`) into r if it is --seed, --rng,
+ * --random-source or --production.  Returns CLI_CONTINUE when taken,
+ * CLI_NOT_RNG when opt is another option, or CLI_FAIL after "multiple seeds specified" (and the like):
  * a second, different value is an error in every command, as shuf's -o. */
 int cli_rng_option(struct cli_rng_opts *r, int opt, const char *arg);
 /* Validate --rng early (a usage error).  Returns 0 or 1 after a message. */
 int cli_rng_check(const struct cli_rng_opts *o, const char *cmd);
+/* Production mode, for the commands that deal or draw for live play (deal,
+ * sample, rng and the shuffle): with --production, or RIFFLE_PRODUCTION set
+ * to anything but "" or "0" in the environment, --seed and --random-source are
+ * refused, so that no stream can be made to repeat.  Returns 0, or 1 after a
+ * usage message. */
+int cli_production_check(const struct cli_rng_opts *o, const char *cmd);
 /* Build the generator.  Returns g (in *storage) or one from rf_rng_new_os, or
  * NULL after printing an error.  Release with cli_rng_release. */
 rf_rng *cli_rng_make(const struct cli_rng_opts *o, rf_rng *storage);

@@ -9,8 +9,10 @@
  *   neither            OS entropy (rf_rng_new_os for ChaCha20, else a key from
  *                      rf_seed_os).
  *   --rng=NAME         the generator kind (rf_rng_kind_parse); ChaCha20 default.
+ *   --production       refuse --seed and --random-source (cli_production_check,
+ *                      for the commands that deal or draw for live play).
  *
- * cli_rng_option reads the three options for every command's getopt loop.
+ * cli_rng_option reads the four options for every command's getopt loop.
  *
  * cli_rng_key gives the 32-byte key by the same rules (rf_seed_text, the
  * file's bytes, rf_seed_os) for keyed objects that are not
@@ -18,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,6 +31,9 @@ int cli_rng_option(struct cli_rng_opts *r, int opt, const char *arg)
     const char **slot;
     const char *plural; /* for the message of a repeated option */
     switch (opt) {
+    case CLI_OPT_PRODUCTION:
+        r->production = 1;
+        return CLI_CONTINUE;
     case CLI_OPT_SEED:
         slot = &r->seed, plural = "seeds";
         break;
@@ -65,6 +71,26 @@ int cli_rng_check(const struct cli_rng_opts *o, const char *cmd)
     if (o->seed && o->random_source)
         return cli_usage(cmd, "--seed and --random-source cannot be combined");
     return CLI_OK;
+}
+
+/* 25 CFR 547.14(d) asks that a game's random stream never reproduce a prior
+ * one: a live deal must not be reachable from a seed or a key file, which
+ * are for tests and audits.  The environment variable lets an operator set
+ * the mode once for every riffle a service runs, without trusting each
+ * command line; any value but "" or "0" turns it on, so that a mistyped value
+ * fails safe. */
+int cli_production_check(const struct cli_rng_opts *o, const char *cmd)
+{
+    const char *env = getenv("RIFFLE_PRODUCTION");
+    const int from_env = env && *env && strcmp(env, "0") != 0;
+    if (!o->production && !from_env)
+        return CLI_OK;
+    const char *given = o->seed ? "--seed" : o->random_source ? "--random-source" : NULL;
+    if (!given)
+        return CLI_OK;
+    return cli_usage(cmd, "%s is refused in production mode (%s): a live stream must never "
+                          "repeat a prior one",
+                     given, o->production ? "--production" : "RIFFLE_PRODUCTION");
 }
 
 /* Read exactly RF_KEY_BYTES from the file, with shuf's messages. */

@@ -88,6 +88,8 @@ static int deal_help(void)
         "                           `riffle unrank --size=CARDS N`, positions from 0)\n"
         "      --seed=S           reproducible deal (S: decimal integer or any string)\n"
         "      --rng=NAME         generator: chacha20 (default), xoshiro256++, pcg64\n"
+        "      --production       refuse --seed (also when the environment has\n"
+        "                           RIFFLE_PRODUCTION=1)\n"
         "      --help             display this help and exit\n"
         "\n"
         "Cards are dealt one at a time round the table, then to the kitty.  Without\n"
@@ -107,6 +109,7 @@ static const struct option deal_longopts[] = {
     {"rank", no_argument, NULL, OPT_RANK},
     {"seed", required_argument, NULL, CLI_OPT_SEED},
     {"rng", required_argument, NULL, CLI_OPT_RNG},
+    {"production", no_argument, NULL, CLI_OPT_PRODUCTION},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -520,7 +523,10 @@ static int parse_deal(int argc, char **argv, struct deal_opts *o)
         return cli_usage("deal", "CARD arguments cannot be combined with --deck or --deck-file");
     if (o->deck_file && o->deck)
         return cli_usage("deal", "--deck and --deck-file cannot be combined");
-    return cli_rng_check(&o->rng, "deal") == CLI_OK ? CLI_CONTINUE : CLI_FAIL;
+    if (cli_rng_check(&o->rng, "deal") != CLI_OK ||
+        cli_production_check(&o->rng, "deal") != CLI_OK)
+        return CLI_FAIL;
+    return CLI_CONTINUE;
 }
 
 int cmd_deal(int argc, char **argv)

@@ -99,6 +99,8 @@ static int sample_help(void)
         "  -z, --zero-terminated  line delimiter is NUL, not newline\n"
         "      --seed=S           reproducible output (S: decimal integer or any string)\n"
         "      --rng=NAME         generator: chacha20 (default), xoshiro256++, pcg64\n"
+        "      --production       refuse --seed and --random-source (also when the\n"
+        "                           environment has RIFFLE_PRODUCTION=1)\n"
         "      --random-source=FILE  use the first 32 bytes of FILE as the key\n"
         "      --help             display this help and exit\n"
         "\n"
@@ -118,6 +120,7 @@ static const struct option sample_longopts[] = {
     {"seed", required_argument, NULL, CLI_OPT_SEED},
     {"rng", required_argument, NULL, CLI_OPT_RNG},
     {"random-source", required_argument, NULL, CLI_OPT_RANDOM_SOURCE},
+    {"production", no_argument, NULL, CLI_OPT_PRODUCTION},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -186,7 +189,10 @@ static int parse_sample(int argc, char **argv, struct sample_opts *o)
         return cli_usage("sample", "--delimiter needs --weights");
     o->files = argv + optind;
     o->n_files = argc - optind;
-    return cli_rng_check(&o->rng, "sample") == CLI_OK ? CLI_CONTINUE : CLI_FAIL;
+    if (cli_rng_check(&o->rng, "sample") != CLI_OK ||
+        cli_production_check(&o->rng, "sample") != CLI_OK)
+        return CLI_FAIL;
+    return CLI_CONTINUE;
 }
 
 /* ---- kept records ---- */

@@ -20,5 +20,6 @@ cli_command_fn cmd_unrank; /* cmd_rank.c */
 cli_command_fn cmd_audit;  /* cmd_audit.c */
 cli_command_fn cmd_scatter; /* cmd_scatter.c */
 cli_command_fn cmd_gather;  /* cmd_gather.c */
+cli_command_fn cmd_rng;     /* cmd_rng.c */
 
 #endif /* RIFFLE_COMMANDS_H */

@@ -33,6 +33,7 @@ static const struct subcommand subcommands[] = {
     {"audit", cmd_audit, "measure how fair a shuffler is"},
     {"scatter", cmd_scatter, "cut a shuffle into tasks: count, then scatter a part"},
     {"gather", cmd_gather, "write one task's share of a scattered shuffle"},
+    {"rng", cmd_rng, "write a generator's raw or scaled stream, for test batteries"},
 };
 
 static char *base_name(char *path)

@@ -55,6 +55,7 @@ static const struct option riffle_longopts[] = {
     {"header", required_argument, NULL, 'n'},
     {"seed", required_argument, NULL, CLI_OPT_SEED},
     {"rng", required_argument, NULL, CLI_OPT_RNG},
+    {"production", no_argument, NULL, CLI_OPT_PRODUCTION},
     {"memory", required_argument, NULL, OPT_MEMORY},
     {"temporary-directory", required_argument, NULL, 'T'},
     {"threads", required_argument, NULL, OPT_THREADS},
@@ -78,6 +79,8 @@ static const char usage_riffle[] =
     "                              only; S is a decimal integer (up to 2^64-1) or any\n"
     "                              string\n"
     "      --rng=NAME            generator: chacha20 (default), xoshiro256++, pcg64\n"
+    "      --production          refuse --seed and --random-source (also when the\n"
+    "                              environment has RIFFLE_PRODUCTION=1)\n"
     "      --header=K            output the first K lines first, in place; -n counts\n"
     "                              only the shuffled lines after them\n"
     "      --memory=SIZE         use at most SIZE bytes of memory: an integer with an\n"
@@ -143,7 +146,7 @@ static int print_help(int shuf_mode)
     "  -z, --zero-terminated     line delimiter is NUL, not newline\n",
              prog, shuf_mode ? "" : "...",
              shuf_mode ? "" : "  or:  riffle COMMAND [OPTION]...   COMMAND: deal, sample, perm, rank,\n"
-                               "        unrank, audit, scatter, gather (riffle COMMAND --help)\n");
+                               "        unrank, audit, scatter, gather, rng (riffle COMMAND --help)\n");
     size_t len = strlen(buf);
     snprintf(buf + len, sizeof buf - len, "%s%s", usage_tail, shuf_mode ? "" : usage_riffle);
     return cli_print_stdout(buf);
@@ -384,6 +387,8 @@ static int check_combination(struct shuf_opts *o)
     if (o->shuf_mode && !o->echo && o->n_operands > 1)
         return cli_usage(NULL, "extra operand %s", cli_quote(o->operands[1]));
     if (cli_rng_check(&o->rng, NULL) != CLI_OK)
+        return CLI_FAIL;
+    if (!o->shuf_mode && cli_production_check(&o->rng, NULL) != CLI_OK)
         return CLI_FAIL;
     return check_riffle(o);
 }

@@ -723,6 +723,40 @@ RF_API RF_NODISCARD rf_status rf_deck_deal_n(rf_deck *d, rf_rng *g, size_t k, vo
  * pointer is valid until the next reset or deal. */
 RF_API const void *rf_deck_dealt(const rf_deck *d, size_t *count);
 
+/* ------------------------------------------------------------------------ */
+/* Shuffle bags                                                             */
+/* ------------------------------------------------------------------------ */
+
+/* A shuffle bag (the "random bag" of game design: a Tetris piece generator,
+ * a loot table, a playlist): each item comes out exactly once per bag, in a
+ * uniformly random order, and when the bag is empty it is refilled with every
+ * item and reshuffled, independently of the bags before.  So no item waits
+ * longer than 2n - 1 draws, and over whole bags every item is drawn equally
+ * often.  Built on rf_deck: a bag is a deck dealt one card at a time and reset
+ * when empty, so its draws are the deck's (one rf_below(remaining) per draw,
+ * none for the last item of a bag) and a seed fixes them.  The items live in
+ * caller memory; a bag never allocates.  Fields are private.  Not thread-safe:
+ * one bag, one thread at a time (as its generator). */
+typedef struct rf_bag {
+    rf_deck deck;
+} rf_bag;
+
+/* A bag of the items 0, 1, ..., n-1 stored as size_t in items[0..n), which
+ * this fills; they are drawn as size_t values.  Does not allocate. */
+RF_API void rf_bag_init(rf_bag *b, size_t *items, size_t n);
+/* A bag of the n items of `size` bytes at items (used in place; their order
+ * changes as they are drawn).  size >= 1.  Does not allocate. */
+RF_API void rf_bag_init_items(rf_bag *b, void *items, size_t n, size_t size);
+/* Draw the next item, copying its `size` bytes to *item; an empty bag is
+ * refilled first.  RF_EEMPTY (nothing drawn or copied) only for a bag of no
+ * items (n == 0). */
+RF_API RF_NODISCARD rf_status rf_bag_draw(rf_bag *b, rf_rng *g, void *item);
+/* Items left in the current bag before the next refill: n after init or a
+ * refill, then one fewer per draw down to 0 (the next draw refills). */
+RF_API size_t rf_bag_left(const rf_bag *b);
+/* Put every item back now (a new bag, e.g. for a new game), in O(1). */
+RF_API void rf_bag_refill(rf_bag *b);
+
 #ifdef __cplusplus
 }
 #endif

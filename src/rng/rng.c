@@ -110,9 +110,33 @@ rf_status rf_rng_from_source(rf_rng *g, const rf_source *src)
     return RF_OK;
 }
 
+/* ChaCha20's words are its keystream read 8 bytes at a time, little-endian,
+ * so the bytes of whole words are the buffered keystream itself: copied in
+ * blocks, not a word at a time (riffle rng writes this stream at the
+ * keystream's own speed).  Leaves fewer than 8 bytes to the word loop. */
+static size_t fill_chacha(rf_chacha *c, unsigned char *p, size_t len)
+{
+    size_t done = 0;
+    while (len - done >= 8) {
+        if (c->avail < 8)
+            rf_chacha_refill(c);
+        const size_t whole = (len - done) & ~(size_t)7;
+        const size_t n = whole < c->avail ? whole : c->avail;
+        memcpy(p + done, c->buf + (RF_CHACHA_BUFFER - c->avail), n);
+        c->avail -= n;
+        done += n;
+    }
+    return done;
+}
+
 void rf_rng_fill(rf_rng *g, void *buf, size_t len)
 {
     unsigned char *p = buf;
+    if (g->kind == RF_RNG_CHACHA20) {
+        const size_t done = fill_chacha(&g->u.chacha, p, len);
+        p += done;
+        len -= done;
+    }
     while (len > 0) {
         uint64_t w = rf_rng_next64(g);
         size_t n = len < 8 ? len : 8;

@@ -247,6 +247,34 @@ static void fill_is_words(void **state)
     }
 }
 
+/* rf_rng_fill of every generator gives the bytes of its words, whole words
+ * then the head of one more, from any point of ChaCha20's 512-byte buffer
+ * (its fill copies the buffer in blocks), and leaves the generator where the
+ * words would. */
+static void fill_is_words_everywhere(void **state)
+{
+    (void)state;
+    static const size_t skips[] = {0, 1, 63, 64, 65};
+    static const size_t lens[] = {0, 1, 7, 8, 9, 511, 512, 513, 4100};
+    static uint8_t buf[4100];
+    for (int kind = 0; kind <= RF_RNG_PCG64; kind++)
+        for (size_t s = 0; s < sizeof skips / sizeof skips[0]; s++)
+            for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++) {
+                rf_rng a, b;
+                assert_int_equal(rf_rng_seed_u64(&a, (rf_rng_kind)kind, 9), RF_OK);
+                for (size_t k = 0; k < skips[s]; k++)
+                    (void)rf_rng_next64(&a);
+                b = a;
+                rf_rng_fill(&a, buf, lens[l]);
+                for (size_t w = 0; w < (lens[l] + 7) / 8; w++) {
+                    const uint64_t v = rf_rng_next64(&b);
+                    for (size_t i = 0; i < 8 && 8 * w + i < lens[l]; i++)
+                        assert_int_equal(buf[8 * w + i], (uint8_t)(v >> (8 * i)));
+                }
+                assert_int_equal(rf_rng_next64(&a), rf_rng_next64(&b));
+            }
+}
+
 /* rfi_chacha_fill64 (the keyed order's bulk keys) gives the words of
  * rf_chacha_next64, from any point of the 512-byte buffer, for counts
  * around whole 64-byte blocks, and leaves the generator where the words
@@ -375,6 +403,7 @@ int main(void)
         cmocka_unit_test(substreams),
         cmocka_unit_test(names),
         cmocka_unit_test(fill_is_words),
+        cmocka_unit_test(fill_is_words_everywhere),
         cmocka_unit_test(chacha_fill64_is_words),
         cmocka_unit_test(os_entropy),
         cmocka_unit_test(fork_rekeys_os_generator),
