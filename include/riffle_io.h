@@ -277,7 +277,13 @@ RF_API RF_NODISCARD int rf_records_write_threads(const rf_records *r, const uint
  * (fsync) and renames over path.  Until then path is untouched, so a reader, a
  * crash, an error or a signal never sees a half-written file, and path may
  * safely be the input too.  The new file gets the old file's permission bits
- * (and owner, where allowed), or 0666 minus the umask when path is new.  A
+ * (and owner and group, as far as the caller may set them), or 0666 minus
+ * the umask when path is new.  An existing path is replaced only where
+ * writing to it would be allowed: a file the caller may not write
+ * (faccessat(2), effective IDs, access control lists included), or another
+ * user's file in a sticky directory that is not the caller's, fails with
+ * EACCES before anything is created, although the directory would let a
+ * rename through.  A
  * symbolic link is followed: its target is replaced, the link kept; a
  * dangling link gets its target created (as open(2) with O_CREAT would).
  * If path, links followed, is not a regular file (a terminal, /dev/null,

@@ -94,17 +94,52 @@ static mode_t process_umask(void)
     return mask;
 }
 
-/* Give the new file the old one's mode (and owner, where permitted), or the
- * mode open(2) would have given a new file. */
+/* Give the new file the old one's mode and, as far as the caller may set
+ * them, its owner and group, or the mode open(2) would have given a new
+ * file.  Owner and group are tried together (root), then the group alone (a
+ * user who belongs to it, chown(2)); what is refused stays the caller's.
+ * fchmod comes last, as chown(2) may clear the set-user-ID and set-group-ID
+ * bits. */
 static int copy_mode(int fd, const struct stat *old, int existed)
 {
     if (existed) {
-        if (fchown(fd, old->st_uid, old->st_gid) != 0) {
-            /* Not permitted for a non-root user: keep our own ownership. */
+        if (fchown(fd, old->st_uid, old->st_gid) != 0 && fchown(fd, (uid_t)-1, old->st_gid) != 0) {
+            /* Neither permitted: the new file keeps the caller's. */
         }
         return fchmod(fd, old->st_mode & 07777) == 0 ? 0 : errno;
     }
     return fchmod(fd, 0666 & ~process_umask()) == 0 ? 0 : errno;
+}
+
+/* Whether the caller may replace the existing regular file `path` (links
+ * resolved, st its stat): 0, or EACCES (EROFS, ...) where writing to it in
+ * place, as GNU shuf does with freopen(3), would be refused.  A rename needs
+ * only the directory's write permission, so without this check the
+ * temporary-and-rename would let a user replace a file that is not theirs to
+ * write.  faccessat(2) with AT_EACCESS asks the kernel with the effective
+ * IDs, as open(2) would: root passes, and access control lists count.  In a
+ * sticky directory (/tmp) rename(2) may not replace another user's file
+ * unless the caller owns the directory or is privileged (CAP_FOWNER); that
+ * is refused here too, before any output is written, rather than at the
+ * commit. */
+static int may_replace(const char *path, const struct stat *st)
+{
+    if (faccessat(AT_FDCWD, path, W_OK, AT_EACCESS) != 0)
+        return errno;
+    char *dir = temp_template(path);
+    if (!dir)
+        return ENOMEM;
+    const size_t dlen = strlen(dir) - (sizeof TMP_NAME - 1);
+    strcpy(dir + dlen, dlen ? "" : ".");
+    struct stat ds;
+    const int e = stat(dir, &ds) != 0 ? errno : 0;
+    free(dir);
+    if (e)
+        return e;
+    const uid_t me = geteuid();
+    if ((ds.st_mode & S_ISVTX) && me != 0 && st->st_uid != me && ds.st_uid != me)
+        return EACCES;
+    return 0;
 }
 
 /* The descriptor a path names by itself: /dev/stdin, /dev/stdout, /dev/stderr,
@@ -281,6 +316,11 @@ static int open_staged(rf_atomic_file *a, const char *path, int named)
             return ENOMEM;
         if (!a->path) /* one with no name left (/proc/self/fd/N of a deleted file) */
             return open_in_place(a, path);
+        const int e = may_replace(a->path, &st);
+        if (e) {
+            forget(a);
+            return e;
+        }
     } else {
         if (errno != ENOENT)
             return errno;
