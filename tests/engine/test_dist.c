@@ -1121,6 +1121,29 @@ static void invalid_arguments(void **state)
     assert_int_equal(rf_engine_scatter_open(&s, &o, &in, 1, 0, 1, 0, 1, &e), RF_EINVAL);
     rf_engine_scatter_close(NULL);
     rf_engine_gather_close(NULL);
+    /* a gather's buffers: recv takes only one it gave out, once; buffers
+     * never handed over (and large ones, mapped apart) go with the gather */
+    o.rng = RF_RNG_CHACHA20;
+    assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
+    void *b1, *b2, *b3;
+    unsigned char mine[16];
+    const size_t none[2] = {0, 0}, over[2] = {10, 7};
+    assert_int_equal(rf_engine_gather_buffer(g, 16, &b1, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_buffer(g, 3 * MIB, &b2, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_buffer(g, 0, &b3, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_buffer(g, 8, NULL, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_gather_recv(g, mine, none, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_gather_recv(g, b3, NULL, &e), RF_EINVAL);
+    memset(b2, 0xee, 3 * MIB); /* all of it is the caller's to write */
+    assert_int_equal(rf_engine_gather_recv(g, b1, none, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_recv(g, b1, none, &e), RF_EINVAL); /* not out any more */
+    rf_engine_gather_close(g);
+    /* lengths past the buffer's end: refused, and the gather failed */
+    assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_buffer(g, 16, &b1, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_recv(g, b1, over, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_gather_buffer(g, 16, &b1, &e), RF_EINVAL);
+    rf_engine_gather_close(g);
 }
 
 static void missing_input(void **state)
