@@ -89,7 +89,7 @@ mpi_row() {
     printf '| %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %sx | %sx | %s |\n' "$1" "$p" "$th" \
         "$wall" "$cpu" "$mbs" "${st%%|*}" "$target" "$(echo "$st" | cut -d'|' -f2)" \
         "$(echo "$st" | cut -d'|' -f3)" "$(awk -v t="$wall" -v b="$base" 'BEGIN { printf "%.2f", t / b }')" \
-        "$(awk -v t="$cpu" -v b="$base_cpu" 'BEGIN { printf "%.2f", b > 0 ? t / b : 0 }')" \
+        "$(awk -v t="$cpu" -v b="$base_cpu" 'BEGIN { printf "%.2f", (b > 0) ? t / b : 0 }')" \
         "$(awk -v s="$(echo "$st" | cut -d'|' -f4)" -v b="$bytes" 'BEGIN { printf "%.3f", s * 1e6 / b }')"
 }
 

@@ -41,7 +41,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "common/thread.h"
@@ -72,8 +71,6 @@
  * drawing a few dozen words. */
 #define KEY_RUN 256
 #define KEY_SEEK 48
-/* Buffers of this size and more get a mapping of their own in huge pages. */
-#define HUGE_PAGE ((size_t)2 << 20)
 
 /* A buffer of packets.  `given`: handed out by rf_engine_gather_buffer and
  * not yet received (a transport may be writing into it). */
@@ -81,9 +78,7 @@ struct pbuf {
     struct pbuf *next;
     size_t cap, len;
     int given;
-    unsigned char *data;  /* after the struct, or in `map` */
-    void *map;            /* a large buffer's own mapping, or NULL */
-    size_t map_len;
+    unsigned char *data;  /* after the struct */
 };
 
 /* A parsed frame: where its payload is, its first number, its records. */
@@ -520,52 +515,20 @@ done:
 /* ------------------------------------------------------------------------ */
 /* Holding packets                                                          */
 
-/* A large buffer's memory: mapped 2 MiB aligned and marked MADV_HUGEPAGE,
- * since a round's packets are written once by the transport into fresh
- * memory and read in key order at the write -- with 4 KiB pages every one
- * of those pages is a fault and the random reads miss the TLB (as the
- * parallel shuffle's scratch, src/permute/parallel.c).  Returns 0, or 1 if
- * no mapping could be had. */
-static int map_pbuf(struct pbuf *b, size_t cap)
-{
-    if (cap > SIZE_MAX - HUGE_PAGE)
-        return 1;
-    b->map_len = cap + HUGE_PAGE;
-    b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (b->map == MAP_FAILED) {
-        b->map = NULL;
-        return 1;
-    }
-    const uintptr_t a = ((uintptr_t)b->map + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-#ifdef MADV_HUGEPAGE
-    (void)madvise((void *)a, cap, MADV_HUGEPAGE); /* advice only: failure is fine */
-#endif
-    b->data = (unsigned char *)a;
-    return 0;
-}
-
 static void free_pbuf(struct pbuf *b)
 {
-    if (b->map)
-        munmap(b->map, b->map_len);
     free(b);
 }
 
 /* A new buffer of cap bytes, first in the list. */
 static struct pbuf *new_pbuf(rf_engine_gather *g, size_t cap, int given)
 {
-    const int large = cap >= HUGE_PAGE;
     if (cap > SIZE_MAX - sizeof(struct pbuf))
         return NULL;
-    struct pbuf *b = malloc(sizeof *b + (large ? 0 : cap));
+    struct pbuf *b = malloc(sizeof *b + cap);
     if (!b)
         return NULL;
-    b->map = NULL;
     b->data = (unsigned char *)(b + 1);
-    if (large && map_pbuf(b, cap) != 0) {
-        free(b);
-        return NULL;
-    }
     b->next = g->bufs;
     b->cap = cap;
     b->len = 0;

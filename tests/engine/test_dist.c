@@ -1122,7 +1122,7 @@ static void invalid_arguments(void **state)
     rf_engine_scatter_close(NULL);
     rf_engine_gather_close(NULL);
     /* a gather's buffers: recv takes only one it gave out, once; buffers
-     * never handed over (and large ones, mapped apart) go with the gather */
+     * never handed over go with the gather */
     o.rng = RF_RNG_CHACHA20;
     assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
     void *b1, *b2, *b3;
