@@ -555,7 +555,8 @@ static void free_held_bufs(rf_engine_gather *g)
     }
 }
 
-/* Room in the list for `more` items, and in the frames for one more. */
+/* Room in the list for `more` items, and in the frames for one more (both
+ * doubling). */
 static int reserve_items(rf_engine_gather *g, size_t more)
 {
     if (g->nframes == g->frames_cap) {
@@ -792,12 +793,18 @@ static size_t add_entry(rf_engine_gather *g, struct part_list *pl, const unsigne
 static int add_payload(rf_engine_gather *g, struct part_list *pl, const unsigned char *p,
                        uint64_t payload, uint64_t records, uint64_t first, rf_engine_error *err)
 {
-    if (reserve_items(g, (size_t)records) != 0)
+    /* room for the records a frame claims, up to one per 64 of its bytes
+     * before they are seen (then growing as they are), so that a hostile
+     * count cannot make the list far larger than the packets */
+    const uint64_t likely = payload / 64 + 1;
+    if (reserve_items(g, (size_t)(records < likely ? records : likely)) != 0)
         return rfi_engine_nomem(err);
     g->frames[g->nframes++] = (struct frame){p, payload, first, records};
     size_t left = (size_t)payload;
     uint64_t number = first;
     for (uint64_t r = 0; r < records; r++) {
+        if (g->nitems == g->items_cap && reserve_items(g, 1) != 0)
+            return rfi_engine_nomem(err);
         const size_t size = add_entry(g, pl, p, left, &number, r == 0, err);
         if (size == 0)
             return 1;
