@@ -99,9 +99,11 @@ PYTHON     ?= /usr/bin/python3
 PYTHONDIR  ?= $(shell $(PYTHON) -c 'import sys; p = "$(PREFIX)"; \
     print(p + "/lib/python3/dist-packages" if p == "/usr" else \
           p + "/lib/python%d.%d/dist-packages" % sys.version_info[:2])' 2>/dev/null)
-PY_EXT     := $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))' 2>/dev/null)
-PY_MODULE  := $(BUILD)/python/riffle/_riffle$(PY_EXT)
-PY_SRCS    := python/build_ffi.py python/riffle/_glue.c
+# The module is built in place (python/riffle/_riffle*.so: its suffix is
+# cffi's choice) by the same setup.py as `pip install .`, libriffle's sources
+# compiled into it; PY_STAMP records when.
+PY_STAMP   := $(BUILD)/python/module.stamp
+PY_SRCS    := setup.py pyproject.toml python/build_ffi.py python/riffle/_glue.c
 PROGRAMS := $(if $(CLI_SRCS),$(RIFFLE) $(BUILD)/shuf)
 all: lib $(PROGRAMS) $(EXAMPLES) $(BUILD)/riffle.pc $(MPI_PROGRAMS)
 
@@ -199,23 +201,24 @@ $(CLI_ARGV): $(BUILD)/fuzz_cli/cli_argv.o $(filter-out $(BUILD)/cli/main.o,$(CLI
 # package is built and tested with the plain build only.
 tests: all $(TESTS) $(if $(CLI_SRCS),$(CLI_ARGV)) $(if $(filter 1,$(SANITIZE)),,python-if-cffi)
 
-# The package needs cffi to build; without it the tests go on and
-# check_python.sh reports the Python tests as skipped.  Decided when the
+# The package needs cffi and setuptools to build; without them the tests go
+# on and check_python.sh reports the Python tests as skipped.  Decided when the
 # target runs, so other targets never start the interpreter; after the
 # library, so that the sub-make does not build it a second time.
 python-if-cffi: $(STATIC)
-	@if $(PYTHON) -c 'import cffi' 2>/dev/null; then \
+	@if $(PYTHON) -c 'import cffi, setuptools' 2>/dev/null; then \
 	    $(MAKE) --no-print-directory python; \
-	else echo "python: $(PYTHON) cannot import cffi: the Python package is not built and its tests are skipped (sh scripts/deps.sh)"; fi
+	else echo "python: $(PYTHON) cannot import cffi or setuptools: the Python package is not built and its tests are skipped (sh scripts/deps.sh)"; fi
 
-# cffi writes $(PY_MODULE); `make python` copies it beside the package's
-# sources, where PYTHONPATH=python finds it.
-$(PY_MODULE): $(PY_SRCS) $(STATIC) $(wildcard include/*.h)
-	$(PYTHON) python/build_ffi.py $(BUILD)
+# setuptools compiles into $(BUILD)/python and writes the module in place,
+# where PYTHONPATH=python finds it; Make has decided it is out of date, hence
+# --force.  An older module of another suffix would be imported first: gone.
+$(PY_STAMP): $(PY_SRCS) $(LIB_SRCS) $(wildcard include/*.h src/*/*.h)
+	rm -f python/riffle/_riffle*.so
+	$(PYTHON) setup.py -q build_ext --inplace --force --build-temp $(BUILD)/python
+	touch $@
 
-python: $(PY_MODULE)
-	rm -f python/riffle/_riffle.*.so
-	cp $(PY_MODULE) python/riffle/
+python: $(PY_STAMP)
 
 # The whole suite, ending in one line "N passed, N failed, N skipped".
 check:
@@ -256,14 +259,14 @@ install: all
 	if [ -x $(RIFFLE_MPI) ]; then $(INSTALL) -m 755 $(RIFFLE_MPI) $(DESTDIR)$(BINDIR)/riffle-mpi; \
 	    $(INSTALL) -m 644 docs/riffle-mpi.1 $(DESTDIR)$(MANDIR)/man1/riffle-mpi.1; fi
 	$(if $(CLI_SRCS),$(install_shuf_links))
-	@if $(PYTHON) -c 'import cffi, numpy' 2>/dev/null; then \
+	@if $(PYTHON) -c 'import cffi, numpy, setuptools' 2>/dev/null; then \
 	    $(MAKE) --no-print-directory install-python; \
-	else echo "install: $(PYTHON) has no cffi or numpy: the Python package is not installed"; fi
+	else echo "install: $(PYTHON) has no cffi, numpy or setuptools: the Python package is not installed"; fi
 
-install-python: $(PY_MODULE)
+install-python: $(PY_STAMP)
 	$(INSTALL) -d $(DESTDIR)$(PYTHONDIR)/riffle
 	$(INSTALL) -m 644 python/riffle/*.py $(DESTDIR)$(PYTHONDIR)/riffle/
-	$(INSTALL) -m 755 $(PY_MODULE) $(DESTDIR)$(PYTHONDIR)/riffle/
+	$(INSTALL) -m 755 python/riffle/_riffle*.so $(DESTDIR)$(PYTHONDIR)/riffle/
 
 # The `shuf` name (riffle then accepts exactly shuf's interface) is
 # installed where it shadows nothing: $(LIBEXECDIR)/riffle/shuf, for users who

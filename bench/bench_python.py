@@ -9,6 +9,8 @@ Usage: PYTHONPATH=python /usr/bin/python3 bench/bench_python.py [options]
   --reps R        runs per figure, the median is reported (default 3)
   --build DIR     the build whose riffle program is timed (default build)
   --shuffle-only  only the array shuffles (float64 at --n-big: a short run)
+  --records-size B  bytes of the RecordFile input (default 10**9, bench_gen)
+  --only WHAT     one part: shuffle, perm, threads, sampler, file, records
 
 Prints, for each contender, the median wall time and the ratio against
 riffle: Generator.shuffle of float64 and int64 arrays vs
@@ -17,7 +19,12 @@ is importable); Permutation(10**9) per million indices (the library's range
 kernel directly, a consecutive index array, a random index array) and its
 memory vs np.random.permutation(10**9) projected from 10**7; the
 DistributedSampler's memory at n = 10**9; shuffle_file vs the riffle
-program on the same file.  A benchmark, not a test: no figure fails.
+program on the same file; Permutation(10**9) slices on 1 and 2 threads
+(M indices/s, wall and CPU) vs numpy's and torch's permutation; RecordFile's
+index (GB/s) vs numpy and a Python loop over the lines, and 10**5 random
+records by one index array (M records/s) vs a Python list of offsets over
+the same mapping and seek + readline.  A benchmark, not a test: no figure
+fails.
 """
 import argparse
 import gc
@@ -214,6 +221,91 @@ def bench_file(size, build, reps):
           % (t_cli, t_cli / t_py, same))
 
 
+def bench_perm_threads(reps, torch):
+    """Permutation(10**9) slices of 2^24 consecutive indices (rf_perm_at_range
+    split across threads in C, the GIL released) on 1 and 2 threads."""
+    n, count = 10**9, 1 << 24
+    first = n // 3
+    print("\nPermutation(10**9) p[a:a + 2^24], median of %d:" % reps)
+    for th in (1, 2):
+        p = riffle.Permutation(n, seed=1, threads=th)
+        t = median_time(lambda _: p[first:first + count], reps)
+        c = median_cpu(lambda: p[first:first + count], reps)
+        print("  threads=%d  %6.1f M indices/s wall; CPU %5.2f ns per index -> %6.1f M/s on"
+              " %d idle core(s)" % (th, count / t / 1e6, c / count * 1e9,
+                                   th * count / c / 1e6, th))
+    m = 10**7
+    t_np = median_time(lambda _: np.random.default_rng(3).permutation(m), reps)
+    print("  numpy default_rng().permutation(10**7)  %6.1f M indices/s (and 8 bytes each, held)"
+          % (m / t_np / 1e6))
+    if torch is not None:
+        t_t = median_time(lambda _: torch.randperm(m), reps)
+        print("  torch.randperm(10**7)                    %6.1f M indices/s (and 8 bytes each,"
+              " held)" % (m / t_t / 1e6))
+
+
+def warm(path):
+    """Read path once, so that its pages are in the page cache."""
+    with open(path, "rb") as f:
+        while f.read(1 << 24):
+            pass
+
+
+def python_offsets(path):
+    """The offsets a Python user builds: one int per line, in a list."""
+    offs = [0]
+    with open(path, "rb") as f:
+        for line in f:
+            offs.append(offs[-1] + len(line))
+    return offs
+
+
+def bench_records(size, reps):
+    import mmap
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    src = os.path.join(tmp, "riffle-bench-py-%d.txt" % size)
+    subprocess.run(["sh", "-c", '. "$0"/bench/bench_lib.sh && bench_gen "$1" "$2"', TOP,
+                    str(size), src], check=True)
+    size = os.path.getsize(src)
+    warm(src)
+    t_ix = median_time(lambda _: riffle.RecordFile(src).close(), reps)
+    c_ix = median_cpu(lambda: riffle.RecordFile(src).close(), reps)
+    with open(src, "rb") as f:
+        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    a = np.frombuffer(mm, dtype=np.uint8)
+    t_np = median_time(lambda _: np.flatnonzero(a == 10), reps)
+    t_py = median_time(lambda _: python_offsets(src), 1)
+    ds = riffle.RecordFile(src)
+    print("\nRecordFile, %d MB file (bench_gen, %d lines), from the page cache, median of %d:"
+          % (size // 10**6, len(ds), reps))
+    print("  index: RecordFile(path)               %6.2f GB/s  (CPU %.2f GB/s)"
+          % (size / t_ix / 1e9, size / c_ix / 1e9))
+    print("  numpy: flatnonzero(frombuffer == 10)  %6.2f GB/s  (%.1fx RecordFile's time)"
+          % (size / t_np / 1e9, t_np / t_ix))
+    print("  Python: list of offsets, for line in f %5.2f GB/s  (%.1fx; one run)"
+          % (size / t_py / 1e9, t_py / t_ix))
+    k = 10**5
+    idx = np.random.default_rng(4).integers(0, len(ds), k)
+    t_g = median_time(lambda _: ds[idx], reps)
+    offs = ds.offsets.tolist() + [size + 1 if mm[size - 1] != 10 else size]
+    il = idx.tolist()
+    t_l = median_time(lambda _: [mm[offs[i]:offs[i + 1] - 1] for i in il], reps)
+
+    def seek_readline():
+        with open(src, "rb") as f:
+            return [(f.seek(offs[i]), f.readline())[1] for i in il]
+    t_s = median_time(lambda _: seek_readline(), reps)
+    assert ds[idx] == [mm[offs[i]:offs[i + 1] - 1] for i in il]
+    print("  ds[array of 10^5 random indices]       %6.2f M records/s" % (k / t_g / 1e6))
+    print("  list of offsets + mmap slices          %6.2f M records/s  (%.1fx ds[array]'s time)"
+          % (k / t_l / 1e6, t_l / t_g))
+    print("  list of offsets + seek + readline      %6.2f M records/s  (%.1fx)"
+          % (k / t_s / 1e6, t_s / t_g))
+    ds.close()
+    del a
+    mm.close()
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--n-big", type=int, default=10**8)
@@ -221,6 +313,9 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
     ap.add_argument("--shuffle-only", action="store_true")
+    ap.add_argument("--records-size", type=int, default=10**9)
+    ap.add_argument("--only", choices=["shuffle", "perm", "threads", "sampler", "file",
+                                       "records"])
     o = ap.parse_args()
     try:
         import torch
@@ -231,12 +326,22 @@ def main():
     if o.shuffle_only:
         bench_shuffle(o.n_big, np.float64, o.reps, torch)
         return
-    for n in (10**6, o.n_big):
-        for dtype in (np.float64, np.int64):
-            bench_shuffle(n, dtype, o.reps, torch)
-    bench_permutation(o.reps, o.build, torch)
-    bench_sampler(o.reps)
-    bench_file(o.file_size, o.build, o.reps)
+    def part(name):
+        return o.only in (None, name)
+    if part("shuffle"):
+        for n in (10**6, o.n_big):
+            for dtype in (np.float64, np.int64):
+                bench_shuffle(n, dtype, o.reps, torch)
+    if part("perm"):
+        bench_permutation(o.reps, o.build, torch)
+    if part("threads"):
+        bench_perm_threads(o.reps, torch)
+    if part("sampler"):
+        bench_sampler(o.reps)
+    if part("file"):
+        bench_file(o.file_size, o.build, o.reps)
+    if part("records"):
+        bench_records(o.records_size, o.reps)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,7 @@
 #include "audit.h"
 #include "audit_runner.h"
 #include "cleanup.h"
+#include "riffle_io.h"
 
 extern char **environ;
 
@@ -209,12 +210,11 @@ static char **split_words(const char *command)
     return argv; /* argv[0] points at the start of copy */
 }
 
-/* The temporary directory: $TMPDIR whatever its length, else /tmp. */
+/* The temporary directory (rf_temp_dir: $TMPDIR whatever its length, else
+ * /tmp). */
 static int make_tmpdir(audit_runner *c)
 {
-    const char *tmp = getenv("TMPDIR");
-    if (tmp == NULL || *tmp == '\0')
-        tmp = "/tmp";
+    const char *tmp = rf_temp_dir(NULL);
     const size_t len = strlen(tmp) + sizeof "/riffle-audit.XXXXXX";
     c->tmpdir = malloc(len);
     c->input_path = malloc(len + sizeof "/input");

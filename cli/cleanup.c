@@ -1,15 +1,15 @@
 /*
  * cleanup.c -- the signal-time removal of temporary files (cleanup.h).
  *
+ * The paths are kept in the library's registry (riffle_io.h, rf_removal),
+ * whose rf_removal_run is async-signal-safe; this file owns the signals:
+ * which ones, the handler, the message of a SIGBUS, dying of the signal.
  * A handler may only call async-signal-safe functions (POSIX.1-2017, XSH
  * 2.4.3) and may only rely on objects of type volatile sig_atomic_t or
- * lock-free atomics (C11 7.14.1.1p5).  So the paths are copied into static
- * storage, and each update writes the data first and the count or flag that
- * makes it visible last, with the handled signals blocked in the updating
- * thread; the handler formats "DIR/123" by hand.
+ * lock-free atomics (C11 7.14.1.1p5): the registry is reached through a
+ * lock-free atomic pointer, set once.
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -18,26 +18,15 @@
 
 #include "cleanup.h"
 #include "cli.h"
+#include "riffle_io.h"
 
-_Static_assert(ATOMIC_LONG_LOCK_FREE == 2, "the handler reads an atomic long");
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "the handler reads an atomic pointer");
 _Static_assert(CLEANUP_MAX_SIGNALS >= 64, "the standard signals and Linux's 33 real-time ones");
+_Static_assert(CLEANUP_MAX_FILES <= RF_REMOVAL_MAX_FILES, "the registry holds every path");
 
-/* The paths, packed one after another ("a\0b\0"), in a static arena: a
- * thousand split parts in deep directories fit, and the pages of the arena
- * that are never used are never touched. */
-#define ARENA_BYTES ((size_t)1 << 20)
-static char arena[ARENA_BYTES];
-static size_t arena_used;
-static size_t slot_off[CLEANUP_MAX_FILES];
-static volatile sig_atomic_t slot_live[CLEANUP_MAX_FILES];
-static volatile sig_atomic_t slots; /* slots [0, slots) may be read */
-
-/* The numbered directory: dir_len bytes of dir_path (no trailing NUL needed
- * by the handler, which appends "/N"). */
-static char dir_path[PATH_MAX];
-static size_t dir_len;
-static volatile sig_atomic_t dir_on;
-static atomic_ulong dir_n;
+/* The registry, made at the first need (cleanup_init, or a path before it)
+ * and kept until the process ends. */
+static _Atomic(rf_removal *) registry;
 
 static volatile sig_atomic_t line_shown;
 static char bus_msg[256];
@@ -112,51 +101,22 @@ static void unblock(const sigset_t *old)
     pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
-/* Write "dir/<n>" into buf (PATH_MAX + 24 bytes), NUL-terminated. */
-static void numbered_path(char *buf, unsigned long n)
+/* The registry, made if need be; NULL when out of memory. */
+static rf_removal *reg(void)
 {
-    memcpy(buf, dir_path, dir_len);
-    char digits[24];
-    size_t k = 0;
-    do {
-        digits[k++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    char *p = buf + dir_len;
-    *p++ = '/';
-    while (k)
-        *p++ = digits[--k];
-    *p = '\0';
-}
-
-/* Remove everything registered; async-signal-safe.  Returns the first errno
- * value other than ENOENT (for the normal path), 0 if none. */
-static int remove_dir_files(void)
-{
-    int first = 0;
-    if (!dir_on)
-        return 0;
-    char buf[PATH_MAX + 24];
-    const unsigned long n = atomic_load_explicit(&dir_n, memory_order_acquire);
-    for (unsigned long i = 0; i < n; i++) {
-        numbered_path(buf, i);
-        if (unlink(buf) != 0 && errno != ENOENT && !first)
-            first = errno;
+    rf_removal *r = atomic_load(&registry);
+    if (!r) {
+        r = rf_removal_new();
+        atomic_store(&registry, r);
     }
-    memcpy(buf, dir_path, dir_len);
-    buf[dir_len] = '\0';
-    if (rmdir(buf) != 0 && errno != ENOENT && !first)
-        first = errno;
-    return first;
+    return r;
 }
 
 static void remove_all(void)
 {
-    const sig_atomic_t n = slots;
-    for (sig_atomic_t i = 0; i < n; i++)
-        if (slot_live[i])
-            unlink(arena + slot_off[i]);
-    remove_dir_files();
+    rf_removal *r = atomic_load(&registry);
+    if (r)
+        (void)rf_removal_run(r);
 }
 
 static void put_err(const char *s, size_t n)
@@ -231,6 +191,8 @@ static int take(int sig, const struct sigaction *sa)
 
 int cleanup_init(void)
 {
+    if (!reg())
+        return ENOMEM;
     make_bus_msg();
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -246,85 +208,24 @@ int cleanup_init(void)
     return sigaction(SIGBUS, &sa, NULL) == 0 ? 0 : errno;
 }
 
-/* Drop dead slots at the top, and reclaim the arena when none is left. */
-static void trim(void)
-{
-    sig_atomic_t n = slots;
-    while (n > 0 && !slot_live[n - 1])
-        n--;
-    slots = n;
-    arena_used = n ? slot_off[n - 1] + strlen(arena + slot_off[n - 1]) + 1 : 0;
-}
-
 int cleanup_add(const char *path)
 {
-    const size_t len = strlen(path) + 1;
-    sigset_t old;
-    block_all(&old);
-    int id = -1;
-    if (slots < CLEANUP_MAX_FILES && len <= ARENA_BYTES - arena_used && len <= PATH_MAX) {
-        id = slots;
-        slot_off[id] = arena_used;
-        memcpy(arena + arena_used, path, len);
-        arena_used += len;
-        slot_live[id] = 1;
-        atomic_signal_fence(memory_order_release);
-        slots = id + 1;
-    }
-    unblock(&old);
-    return id;
+    rf_removal *r = reg();
+    return r ? rf_removal_add(r, path) : -1;
 }
 
 void cleanup_remove(int id)
 {
-    if (id < 0)
-        return;
-    sigset_t old;
-    block_all(&old);
-    slot_live[id] = 0;
-    atomic_signal_fence(memory_order_release);
-    trim();
-    unblock(&old);
-}
-
-int cleanup_dir_set(const char *dir)
-{
-    const size_t len = strlen(dir);
-    if (len >= sizeof dir_path)
-        return -1;
-    sigset_t old;
-    block_all(&old);
-    dir_on = 0;
-    atomic_signal_fence(memory_order_release);
-    memcpy(dir_path, dir, len);
-    dir_len = len;
-    atomic_store_explicit(&dir_n, 0, memory_order_release);
-    dir_on = 1;
-    unblock(&old);
-    return 0;
-}
-
-void cleanup_dir_count(unsigned long n)
-{
-    atomic_store_explicit(&dir_n, n, memory_order_release);
-}
-
-void cleanup_dir_clear(void)
-{
-    dir_on = 0;
-    atomic_signal_fence(memory_order_release);
+    rf_removal *r = atomic_load(&registry);
+    if (r)
+        rf_removal_forget(r, id);
 }
 
 int cleanup_engine_temp(void *ctx, const char *dir, unsigned long files)
 {
     (void)ctx;
-    if (!dir)
-        cleanup_dir_clear();
-    else if (files == 0)
-        return cleanup_dir_set(dir) == 0 ? 0 : ENAMETOOLONG;
-    else
-        cleanup_dir_count(files);
-    return 0;
+    rf_removal *r = reg();
+    return r ? rf_removal_temp(r, dir, files) : ENOMEM;
 }
 
 void cleanup_progress_line(int shown)

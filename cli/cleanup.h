@@ -1,7 +1,9 @@
 /* cleanup.h -- remove riffle's temporary files when a signal ends the run.
  *
- * One process-wide registry (a program owns its signals; the library never
- * touches them, and tells the program which temporary files exist):
+ * One process-wide registry, the library's (riffle_io.h, rf_removal: a
+ * program owns its signals; the library never touches them, tells the
+ * program which temporary files exist, and keeps the paths where a handler
+ * can remove them):
  *
  *  - file paths: the temporary files of -o and of the --split parts, and any
  *    other file an engine creates (up to CLEANUP_MAX_FILES paths, copied);
@@ -23,10 +25,10 @@
  * "PROG: bus error: an input file shrank while being read", cleans up as
  * above and _exit(1)s (no core, no re-raise).
  *
- * Everything the handler reads lives in static storage and is published with
- * the handled signals blocked in the updating thread, and slot counts last;
- * the handler uses only async-signal-safe calls (unlink, rmdir, write,
- * sigaction, sigprocmask, raise, _exit).
+ * Everything the handler reads is published with the asynchronous signals
+ * blocked in the updating thread, and slot counts last (rf_removal); the
+ * handler uses only async-signal-safe calls (rf_removal_run's unlink and
+ * rmdir, write, sigaction, sigprocmask, raise, _exit).
  *
  * Threads: the registry functions may be called from any one thread at a
  * time.  The library's worker threads block the asynchronous signals (riffle.h,
@@ -53,8 +55,9 @@
  * cleanup_init, and `riffle audit`, which kills its trials (audit_runner.c). */
 size_t cleanup_signals(int sigs[CLEANUP_MAX_SIGNALS]);
 
-/* Install the handlers.  Call once, early (cli_prog must be final: it names
- * the program in the SIGBUS message).  Returns 0 or an errno value. */
+/* Make the registry and install the handlers.  Call once, early (cli_prog
+ * must be final: it names the program in the SIGBUS message).  Returns 0 or
+ * an errno value. */
 int cleanup_init(void);
 
 /* Register `path` for removal on a signal.  Returns a slot id >= 0, or -1 if
@@ -72,21 +75,11 @@ void cleanup_release(const sigset_t *old);
  * of -1 is ignored. */
 void cleanup_remove(int id);
 
-/* Register the temporary directory `dir` (copied) holding the numbered files
- * dir/0 .. dir/(n-1); n starts at 0.  Returns 0, or -1 if the path is too
- * long.  One directory at a time: a second call replaces the first. */
-int cleanup_dir_set(const char *dir);
-/* The numbered files that may exist now are 0 .. n-1.  Call it BEFORE
- * creating file n-1 (a name that does not exist yet is harmlessly unlinked),
- * so that a signal never misses a file. */
-void cleanup_dir_count(unsigned long n);
-/* Forget the directory (after removing it yourself). */
-void cleanup_dir_clear(void);
-
 /* The engine's temp callback (riffle_engine.h, rf_engine_temp_fn) on the
- * registry above: a directory announced (files 0) is set, a count passed on,
- * the end (dir NULL) clears it.  ctx is unused.  Returns 0, or ENAMETOOLONG
- * for a directory whose path does not fit. */
+ * registry above (rf_removal_temp): a directory announced (files 0) is set,
+ * a count passed on, the end (dir NULL) clears it.  ctx is unused.  Returns
+ * 0, or ENAMETOOLONG for a directory whose path does not fit (ENOMEM: no
+ * registry). */
 int cleanup_engine_temp(void *ctx, const char *dir, unsigned long files);
 
 /* A progress line is (1) or is not (0) on the terminal: the handler then

@@ -4,7 +4,9 @@
  * order, puts owner J's records in the keyed order (rf_engine_gather, which
  * spills to -T beyond --memory) and writes them to standard output or -o
  * (replaced atomically, as in the shuf mode: output.h); task 0 writes
- * D/header first.
+ * D/header first.  Every count is read first and every file's run identity
+ * (dist_run.h) checked against them and the gather's key, and, given the
+ * FILEs, against those.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,8 +23,10 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "dist.h"
+#include "dist_run.h"
 #include "output.h"
 #include "shuf.h"
+#include "shuf_engine.h"
 
 enum { OPT_MEMORY = DIST_OPT_FIRST_FREE, OPT_THREADS, OPT_HELP };
 
@@ -33,6 +37,8 @@ struct gather_opts {
     const char *tmpdir;
     unsigned threads;
     const char *memory_arg, *threads_arg; /* as given (cli_set_once) */
+    char **files; /* the run's inputs, to check (optional) */
+    int n_files;
 };
 
 static const struct option gather_longopts[] = {
@@ -50,11 +56,13 @@ const struct cli_options cli_gather_options = {"gather", 0, "o:T:", gather_longo
 static int gather_help(void)
 {
     return cli_print_stdout(
-        "Usage: riffle gather --task=J --tasks=P --dir=D --seed=S [OPTION]...\n"
-        "Step 3 of a run of P tasks (see `riffle scatter --help`): read D/0.to.J ..\n"
-        "D/(P-1).to.J and write task J's share of the shuffled records; task 0 writes\n"
-        "the header (D/header) first.  The outputs of tasks 0 .. P-1, concatenated in\n"
-        "order, are exactly the output of `riffle --seed=S FILE...`.\n"
+        "Usage: riffle gather --task=J --tasks=P --dir=D --seed=S [OPTION]... [FILE]...\n"
+        "Step 3 of a run of P tasks (see `riffle scatter --help`): read D/count.0 ..\n"
+        "D/count.(P-1) and D/0.to.J .. D/(P-1).to.J, check that they are one run, and\n"
+        "write task J's share of the shuffled records; task 0 writes the header\n"
+        "(D/header) first.  The outputs of tasks 0 .. P-1, concatenated in order, are\n"
+        "exactly the output of `riffle --seed=S FILE...`.  Given the FILEs, check too\n"
+        "that they are the inputs the run counted, unchanged.\n"
         "\n"
         "      --task=J             this task's number, 0 <= J < P\n"
         "      --tasks=P            the number of tasks, as given to scatter\n"
@@ -99,8 +107,8 @@ static int parse_gather(int argc, char **argv, struct gather_opts *o)
     int r = dist_getopt(&o->d, argc, argv, &cli_gather_options, on_gather_option, o);
     if (r != CLI_CONTINUE)
         return r;
-    if (optind < argc)
-        return cli_usage("gather", "extra operand %s", cli_quote(argv[optind]));
+    o->files = argv + optind;
+    o->n_files = argc - optind;
     r = dist_check(&o->d, 1);
     if (r != CLI_CONTINUE)
         return r;
@@ -116,11 +124,149 @@ static int out_begin(void *ctx, const void *header, size_t len, uint64_t records
     return output_set_total(ctx, records) != 0 ? -1 : 0;
 }
 
-/* ---- the run ---- */
+/* ---- the run: every file of D checked against the counts ---- */
 
-/* Part i's packets for this task, mapped and added: the gather copies
- * them, so the file's pages are only read. */
-static int add_part(const struct gather_opts *o, rf_engine_gather *g, unsigned i)
+/* What the gather knows of the run: its own --tasks and key, the inputs it
+ * was given (if any), and, once read, D/count.0's run; the next part's
+ * first record number. */
+struct gather_run {
+    struct dist_run here; /* tasks, rng, key; inputs when FILEs were given */
+    int have_files;
+    char **files;
+    struct dist_run count0; /* D/count.0 */
+    uint64_t first;
+};
+
+/* D/count.I's run: task 0's against this gather (its --tasks, its FILEs),
+ * the others against task 0's.  0, or -1 after a message. */
+static int check_count(const struct gather_opts *o, struct gather_run *gr, const char *path,
+                       unsigned i, const struct dist_run *count)
+{
+    struct dist_diff d;
+    if (i > 0) {
+        if (dist_run_diff(count, &gr->count0, DIST_CMP_RUN, &d) == DIST_SAME)
+            return 0;
+        char other[4200];
+        snprintf(other, sizeof other, "%s/count.0", o->d.dir);
+        dist_run_refuse(path, "counted", other, &d,
+                        "the counts are of two runs; rerun `riffle scatter --count`, then "
+                        "`riffle scatter`, on every task");
+        return -1;
+    }
+    /* --header and -z are the scatters' alone */
+    gr->here.header = count->header;
+    gr->here.zero = count->zero;
+    const enum dist_diff_kind k = dist_run_diff(count, &gr->here, DIST_CMP_RUN, &d);
+    if (k == DIST_DIFF_OPTION) {
+        dist_run_refuse(path, "counted", "this gather", &d, "give every step the same --tasks");
+        return -1;
+    }
+    if (k != DIST_DIFF_INPUTS || !gr->have_files)
+        return 0;
+    dist_run_refuse(path, "counted",
+                    d.input == SIZE_MAX ? "this gather" : cli_quote_file(gr->files[d.input]), &d,
+                    "the directory holds the run of other inputs, or an input changed since; "
+                    "rerun every step");
+    return -1;
+}
+
+/* D/count.I, read and checked (check_count).  0, or -1 after a message. */
+static int read_count(const struct gather_opts *o, struct gather_run *gr, unsigned i,
+                      struct dist_run *count)
+{
+    char path[4096], why[128], *text;
+    size_t len, used;
+    if (dist_path(&o->d, path, sizeof path, "count.%u", i) != 0)
+        return -1;
+    snprintf(why, sizeof why, "run `riffle scatter --count --task=%u` first", i);
+    if (dist_read_small(path, why, &text, &len) != 0)
+        return -1;
+    const int p = dist_run_parse(text, len, DIST_STEP_COUNT, count, &used);
+    free(text);
+    if (p < 0)
+        return -1;
+    if (p > 0 || used != len || count->task != i) {
+        if (p == 0)
+            dist_run_free(count);
+        cli_error("%s: not the count of task %u of this version of riffle: %s", path, i, why);
+        return -1;
+    }
+    if (check_count(o, gr, path, i, count) == 0)
+        return 0;
+    dist_run_free(count);
+    return -1;
+}
+
+/* The run at the head of part i's packets (or of D/header, part 0's)
+ * against the gather's key and the part's count.  0, or -1 after a
+ * message. */
+static int check_scattered(const struct gather_opts *o, const struct gather_run *gr,
+                           const char *path, unsigned i, const struct dist_run *file,
+                           const struct dist_run *count)
+{
+    char hint[200];
+    struct dist_diff d;
+    if (dist_run_diff(file, &gr->here, DIST_CMP_KEY, &d) != DIST_SAME) {
+        snprintf(hint, sizeof hint, "give every scatter and gather the same %s (rerun `riffle "
+                 "scatter --task=%u` with this gather's, or give the gather the scatter's)",
+                 d.kind == DIST_DIFF_KEY ? "key" : "--rng", i);
+        dist_run_refuse(path, "scattered", d.kind == DIST_DIFF_KEY ? "this gather's" : "this gather",
+                        &d, hint);
+        return -1;
+    }
+    if (dist_run_diff(file, count, DIST_CMP_RUN, &d) != DIST_SAME) {
+        char other[4200];
+        snprintf(other, sizeof other, "%s/count.%u", o->d.dir, i);
+        snprintf(hint, sizeof hint, "the counts were made again since; rerun `riffle scatter "
+                 "--task=%u`", i);
+        dist_run_refuse(path, "scattered", other, &d, hint);
+        return -1;
+    }
+    if (file->step == DIST_STEP_PACKETS &&
+        (file->first != gr->first || file->records != count->records)) {
+        cli_error("%s: scattered as records %llu to %llu, but the counts say %llu to %llu: "
+                  "rerun `riffle scatter --task=%u`", path, (unsigned long long)file->first,
+                  (unsigned long long)(file->first + file->records),
+                  (unsigned long long)gr->first, (unsigned long long)(gr->first + count->records),
+                  i);
+        return -1;
+    }
+    return 0;
+}
+
+/* The packets of bytes[0..len) after their run's text, checked; *off is
+ * where the library's frames start. */
+static int packets_run(const struct gather_opts *o, const struct gather_run *gr,
+                       const char *path, unsigned i, const struct dist_run *count,
+                       const void *bytes, size_t len, size_t *off)
+{
+    struct dist_run file;
+    const int p = dist_run_parse(bytes, len, DIST_STEP_PACKETS, &file, off);
+    if (p < 0)
+        return -1;
+    if (p > 0) {
+        cli_error("%s: not packets of this version of riffle: rerun `riffle scatter --task=%u`",
+                  path, i);
+        return -1;
+    }
+    int r = -1;
+    if (file.tasks != o->d.tasks) {
+        struct dist_diff d;
+        (void)dist_run_diff(&file, &gr->here, DIST_CMP_RUN, &d);
+        dist_run_refuse(path, "scattered", "this gather", &d, "give every step the same --tasks");
+    } else if (file.task != i || file.owner != o->d.task)
+        cli_error("%s: not packets of task %u for task %llu of %llu", path, i,
+                  (unsigned long long)o->d.task, (unsigned long long)o->d.tasks);
+    else
+        r = check_scattered(o, gr, path, i, &file, count);
+    dist_run_free(&file);
+    return r;
+}
+
+/* Part i's packets, mapped and added after their run is checked: the
+ * gather copies them, so the file's pages are only read. */
+static int add_part(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g,
+                    unsigned i, const struct dist_run *count)
 {
     char path[4096];
     if (dist_path(&o->d, path, sizeof path, "%u.to.%llu", i, (unsigned long long)o->d.task) != 0)
@@ -136,6 +282,7 @@ static int add_part(const struct gather_opts *o, rf_engine_gather *g, unsigned i
     }
     struct stat st;
     void *m = NULL;
+    size_t off;
     int status = -1;
     if (fstat(fd, &st) != 0) {
         cli_error("%s: %s", path, strerror(errno));
@@ -143,9 +290,11 @@ static int add_part(const struct gather_opts *o, rf_engine_gather *g, unsigned i
                (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
         cli_error("%s: %s", path, strerror(errno));
         m = NULL;
-    } else {
+    } else if (packets_run(o, gr, path, i, count, m ? m : "", m ? (size_t)st.st_size : 0,
+                           &off) == 0) {
         rf_engine_error err;
-        const rf_status st2 = rf_engine_gather_add(g, i, m, m ? (size_t)st.st_size : 0, &err);
+        const rf_status st2 =
+            rf_engine_gather_add(g, i, (const char *)m + off, (size_t)st.st_size - off, &err);
         unsigned owner, owners;
         const int mine = !rf_engine_gather_owner(g, &owner, &owners) ||
                          (owner == o->d.task && owners == o->d.tasks);
@@ -162,17 +311,83 @@ static int add_part(const struct gather_opts *o, rf_engine_gather *g, unsigned i
     return status;
 }
 
-/* Task 0's header, into the output first. */
-static int put_header(const struct gather_opts *o, struct cli_output *out)
+/* Task 0's header, checked, into the output first. */
+static int put_header(const struct gather_opts *o, const struct gather_run *gr,
+                      struct cli_output *out)
 {
     char path[4096];
     char *bytes;
-    size_t len;
+    size_t len, used;
     if (dist_path(&o->d, path, sizeof path, "header") != 0 ||
         dist_read_small(path, "run `riffle scatter --task=0` first", &bytes, &len) != 0)
         return -1;
-    const int r = output_set_header(out, bytes, len);
+    struct dist_run file;
+    const int p = dist_run_parse(bytes, len, DIST_STEP_HEADER, &file, &used);
+    int r = -1;
+    if (p > 0)
+        cli_error("%s: not the header of this version of riffle: rerun `riffle scatter "
+                  "--task=0`", path);
+    else if (p == 0 && file.task != 0)
+        cli_error("%s: not the header of task 0: rerun `riffle scatter --task=0`", path);
+    else if (p == 0 && check_scattered(o, gr, path, 0, &file, &gr->count0) == 0)
+        r = output_set_header(out, bytes + used, len - used);
+    if (p == 0)
+        dist_run_free(&file);
     free(bytes);
+    return r;
+}
+
+/* Every part's count, checked (all of them first: counts of two runs are
+ * the first thing to say), then its packets, checked and added. */
+static int add_parts(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g)
+{
+    const unsigned tasks = (unsigned)o->d.tasks;
+    uint64_t *records = malloc(tasks * sizeof *records);
+    if (!records) {
+        cli_error("memory exhausted");
+        return -1;
+    }
+    int r = 0;
+    for (unsigned i = 0; i < tasks && r == 0; i++) {
+        struct dist_run count;
+        r = read_count(o, gr, i, i == 0 ? &gr->count0 : &count);
+        if (r == 0)
+            records[i] = i == 0 ? gr->count0.records : count.records;
+        if (r == 0 && i > 0)
+            dist_run_free(&count);
+    }
+    /* every count's run is D/count.0's now */
+    struct dist_run count = gr->count0;
+    for (unsigned i = 0; i < tasks && r == 0; i++) {
+        count.records = records[i];
+        r = add_part(o, gr, g, i, &count);
+        gr->first += records[i];
+    }
+    free(records);
+    return r;
+}
+
+/* What this gather knows of its run (gather_run). */
+static int this_run(const struct gather_opts *o, const rf_engine_options *eo,
+                    struct gather_run *gr)
+{
+    memset(gr, 0, sizeof *gr);
+    gr->here.tasks = o->d.tasks;
+    gr->here.rng = eo->rng;
+    gr->have_files = o->n_files > 0;
+    gr->files = o->files;
+    if (dist_run_key(&gr->here, eo->key) != 0)
+        return -1;
+    if (!gr->have_files)
+        return 0;
+    size_t n;
+    rf_engine_input *in = shuf_file_inputs(o->files, o->n_files, &n);
+    if (!in) {
+        cli_error("memory exhausted");
+        return -1;
+    }
+    const int r = dist_run_stamp(&gr->here, in, n);
+    free(in);
     return r;
 }
 
@@ -187,11 +402,14 @@ static int gather_all(const struct gather_opts *o, const rf_engine_options *eo,
         dist_engine_error(&err);
         return -1;
     }
+    struct gather_run gr;
     int status = -1;
-    for (unsigned i = 0; i < (unsigned)o->d.tasks; i++)
-        if (add_part(o, g, i) != 0)
-            goto end;
-    if (o->d.task == 0 && put_header(o, out) != 0)
+    if (this_run(o, eo, &gr) != 0)
+        goto end;
+    const int added = add_parts(o, &gr, g) == 0 && (o->d.task != 0 || put_header(o, &gr, out) == 0);
+    dist_run_free(&gr.here);
+    dist_run_free(&gr.count0);
+    if (!added)
         goto end;
     const rf_engine_sink sink = output_sink(out, out_begin);
     if (rf_engine_gather_write(g, RF_ENGINE_ALL, &sink, &err) != RF_OK) {

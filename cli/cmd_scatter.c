@@ -9,6 +9,9 @@
  *       writes D/I.to.J for every task J (rf_engine_scatter), and task 0
  *       D/header.
  *
+ * Each file begins with the run's identity (dist_run.h); step 2 refuses
+ * counts of other inputs or options than its own.
+ *
  * Every file is written atomically; on any error every file this run made is
  * removed again, and those of an earlier run stay as they were.
  */
@@ -25,6 +28,7 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "dist.h"
+#include "dist_run.h"
 #include "shuf_engine.h"
 
 enum { OPT_COUNT = DIST_OPT_FIRST_FREE, OPT_HEADER, OPT_HELP };
@@ -60,12 +64,16 @@ static int scatter_help(void)
         "outputs of `riffle gather --task=0` .. `--task=P-1`, concatenated in order,\n"
         "are exactly the output of `riffle --seed=S FILE...`.\n"
         "\n"
-        "Step 1, every task: `--count` writes D/count.I, the number of records of\n"
-        "  part I (the records whose first byte lies in the I-th P-th of the input).\n"
+        "Step 1, every task: `--count` writes D/count.I, the run's identity and the\n"
+        "  number of records of part I (the records whose first byte lies in the\n"
+        "  I-th P-th of the input).\n"
         "Step 2, every task, once every count exists: writes D/I.to.J, the records of\n"
         "  part I for task J, for every J; task 0 also writes D/header.\n"
         "Step 3: `riffle gather --task=J` (see `riffle gather --help`).\n"
         "Every file is replaced atomically: a retried task writes the same bytes.\n"
+        "Every file begins with the run's identity (each input's size, modification\n"
+        "time and inode; P, --header, -z; --rng and a hash of the key), and each\n"
+        "step refuses files of another run, other options or a changed input.\n"
         "\n"
         "      --count              step 1: count the part's records\n"
         "      --task=I             this task's number, 0 <= I < P\n"
@@ -122,15 +130,24 @@ static int parse_scatter(int argc, char **argv, struct scatter_opts *o)
     return dist_check(&o->d, !o->count);
 }
 
-/* Write `text` to D/NAME atomically. */
-static int write_small(const struct scatter_opts *o, const char *name, const void *text,
-                       size_t len)
+/* Write a run's text and then `body` to D/NAME atomically. */
+static int write_small(const struct scatter_opts *o, const char *name, const struct dist_run *run,
+                       const void *body, size_t len)
 {
-    char path[4096];
+    char path[4096], *text;
+    size_t text_len;
     struct dist_file f;
-    if (dist_path(&o->d, path, sizeof path, "%s", name) != 0 || dist_file_open(&f, path) != 0)
+    if (dist_path(&o->d, path, sizeof path, "%s", name) != 0 ||
+        dist_run_text(run, &text, &text_len) != 0)
         return -1;
-    const int e = dist_file_write(&f, text, len);
+    if (dist_file_open(&f, path) != 0) {
+        free(text);
+        return -1;
+    }
+    int e = dist_file_write(&f, text, text_len);
+    if (!e)
+        e = dist_file_write(&f, body, len);
+    free(text);
     if (e) {
         cli_error("%s: %s", path, strerror(e));
         dist_file_abort(&f);
@@ -139,29 +156,85 @@ static int write_small(const struct scatter_opts *o, const char *name, const voi
     return dist_file_commit(&f, path);
 }
 
-/* A count file's number: decimal digits and a newline. */
-static int read_count(const struct scatter_opts *o, uint64_t task, uint64_t *count)
+/* D/count.K's run against this step's `here`; 0, or -1 after a message
+ * that says what differs and which step to run again. */
+static int check_count(const char *path, const struct dist_run *file, const struct dist_run *here,
+                       const rf_engine_input *in)
+{
+    struct dist_diff d;
+    switch (dist_run_diff(file, here, DIST_CMP_RUN, &d)) {
+    case DIST_SAME:
+        return 0;
+    case DIST_DIFF_INPUTS:
+        if (d.input != SIZE_MAX) {
+            dist_run_refuse(path, "counted", cli_quote_file(in[d.input].name), &d,
+                            "the count is of other inputs, or the input changed since it was "
+                            "counted; rerun `riffle scatter --count` on every task");
+            return -1;
+        }
+        dist_run_refuse(path, "counted", "this scatter", &d,
+                        "give every step the same FILEs, or rerun `riffle scatter --count` "
+                        "on every task");
+        return -1;
+    default:
+        dist_run_refuse(path, "counted", "this scatter", &d,
+                        "give every step the same options, or rerun `riffle scatter --count` "
+                        "with these on every task");
+        return -1;
+    }
+}
+
+/* D/count.K: its record count, once its run is this one. */
+static int read_count(const struct scatter_opts *o, const struct dist_run *here,
+                      const rf_engine_input *in, uint64_t task, uint64_t *count)
 {
     char path[4096], why[128];
     char *text;
-    size_t len;
+    size_t len, used;
     if (dist_path(&o->d, path, sizeof path, "count.%llu", (unsigned long long)task) != 0)
         return -1;
     snprintf(why, sizeof why, "run `riffle scatter --count --task=%llu` first",
              (unsigned long long)task);
     if (dist_read_small(path, why, &text, &len) != 0)
         return -1;
-    int over = 0;
-    const int ok = len >= 2 && text[len - 1] == '\n' && strspn(text, "0123456789") == len - 1 &&
-                   (text[len - 1] = '\0', cli_parse_u64(text, count, &over) == 0) && !over;
+    struct dist_run file;
+    const int p = dist_run_parse(text, len, DIST_STEP_COUNT, &file, &used);
+    const int whole = p == 0 && used == len && file.task == task;
     free(text);
-    if (!ok)
-        cli_error("%s: not a record count", path);
-    return ok ? 0 : -1;
+    if (p < 0)
+        return -1;
+    int r = -1;
+    if (!whole)
+        cli_error("%s: not the count of task %llu of this version of riffle: %s", path,
+                  (unsigned long long)task, why);
+    else if (check_count(path, &file, here, in) == 0) {
+        *count = file.records;
+        r = 0;
+    }
+    dist_run_free(&file);
+    return r;
+}
+
+/* The inputs as `run` recorded them at the start of this step, still; 0, or
+ * -1 after "FILE: file changed as we read it" (an edit that the library's
+ * own check at the end of the step may have missed, between the stamps
+ * above and its opening of the file). */
+static int inputs_unchanged(const struct dist_run *run, const rf_engine_input *in, size_t n)
+{
+    struct dist_run now = *run;
+    if (dist_run_stamp(&now, in, n) != 0)
+        return -1;
+    struct dist_diff d;
+    const int same = dist_run_diff(run, &now, DIST_CMP_RUN, &d) == DIST_SAME;
+    if (!same)
+        cli_error("%s: file changed as we read it",
+                  d.input < n ? cli_quote_file(in[d.input].name) : "an input");
+    dist_run_free(&now);
+    return same ? 0 : -1;
 }
 
 static int run_count(const struct scatter_opts *o, const rf_engine_options *eo,
-                     const rf_engine_input *in, size_t n)
+                     const rf_engine_input *in, size_t n, struct dist_run *run)
 {
     uint64_t records;
     rf_engine_error err;
@@ -170,15 +243,18 @@ static int run_count(const struct scatter_opts *o, const rf_engine_options *eo,
         dist_engine_error(&err);
         return CLI_FAIL;
     }
-    char text[32], name[40];
-    const int len = snprintf(text, sizeof text, "%llu\n", (unsigned long long)records);
+    if (inputs_unchanged(run, in, n) != 0)
+        return CLI_FAIL;
+    char name[40];
     snprintf(name, sizeof name, "count.%llu", (unsigned long long)o->d.task);
-    return write_small(o, name, text, (size_t)len) == 0 ? CLI_OK : CLI_FAIL;
+    run->step = DIST_STEP_COUNT;
+    run->records = records;
+    return write_small(o, name, run, "", 0) == 0 ? CLI_OK : CLI_FAIL;
 }
 
 /* Task 0's D/header. */
 static int write_header(const struct scatter_opts *o, const rf_engine_options *eo,
-                        const rf_engine_input *in, size_t n)
+                        const rf_engine_input *in, size_t n, const struct dist_run *run)
 {
     void *bytes;
     size_t len;
@@ -187,7 +263,9 @@ static int write_header(const struct scatter_opts *o, const rf_engine_options *e
         dist_engine_error(&err);
         return -1;
     }
-    const int r = write_small(o, "header", bytes ? bytes : "", len);
+    struct dist_run h = *run;
+    h.step = DIST_STEP_HEADER;
+    const int r = write_small(o, "header", &h, bytes ? bytes : "", len);
     free(bytes);
     return r;
 }
@@ -258,20 +336,58 @@ end:
     return status;
 }
 
+/* The first record number of this task's part (the counts before it), and
+ * its own count when step 1 left it (else UINT64_MAX): every count of this
+ * run. */
+static int read_counts(const struct scatter_opts *o, const struct dist_run *run,
+                       const rf_engine_input *in, uint64_t *first, uint64_t *mine)
+{
+    uint64_t count;
+    *first = 0;
+    *mine = UINT64_MAX;
+    for (uint64_t i = 0; i < o->d.task; i++) {
+        if (read_count(o, run, in, i, &count) != 0)
+            return -1;
+        *first += count;
+    }
+    char path[4096];
+    if (dist_path(&o->d, path, sizeof path, "count.%llu", (unsigned long long)o->d.task) != 0)
+        return -1;
+    return access(path, F_OK) == 0 ? read_count(o, run, in, o->d.task, mine) : 0;
+}
+
+/* D/I.to.J for every J, opened, each starting with the run's text for its
+ * owner. */
+static int open_packets(const struct scatter_opts *o, const struct dist_run *run,
+                        struct dist_file *files, char (*paths)[4096])
+{
+    struct dist_run p = *run;
+    p.step = DIST_STEP_PACKETS;
+    for (unsigned j = 0; j < (unsigned)o->d.tasks; j++) {
+        char *text;
+        size_t len;
+        p.owner = j;
+        if (dist_path(&o->d, paths[j], sizeof paths[j], "%llu.to.%u",
+                      (unsigned long long)o->d.task, j) != 0 ||
+            dist_run_text(&p, &text, &len) != 0)
+            return -1;
+        const int e = dist_file_open(&files[j], paths[j]) != 0 ? -1
+                                                                : dist_file_write(&files[j], text, len);
+        free(text);
+        if (e > 0)
+            cli_error("%s: %s", paths[j], strerror(e));
+        if (e)
+            return -1;
+    }
+    return 0;
+}
+
 static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo,
-                       const rf_engine_input *in, size_t n)
+                       const rf_engine_input *in, size_t n, struct dist_run *run)
 {
     const unsigned task = (unsigned)o->d.task, tasks = (unsigned)o->d.tasks;
-    uint64_t first = 0, count, mine = UINT64_MAX;
-    for (uint64_t i = 0; i < task; i++) {
-        if (read_count(o, i, &count) != 0)
-            return CLI_FAIL;
-        first += count;
-    }
-    /* Its own count, if step 1 left it: the input must still have them. */
-    char path[4096];
-    if (dist_path(&o->d, path, sizeof path, "count.%u", task) != 0 ||
-        (access(path, F_OK) == 0 && read_count(o, task, &mine) != 0))
+    uint64_t first, mine;
+    if (read_counts(o, run, in, &first, &mine) != 0)
         return CLI_FAIL;
     rf_engine_scatter *s;
     rf_engine_error err;
@@ -282,8 +398,9 @@ static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo
     uint64_t total;
     (void)rf_engine_scatter_records(s, &total);
     if (mine != UINT64_MAX && mine != total) {
-        cli_error("part %u has %llu records, but %s says %llu: the input changed since it "
-                  "was counted", task, (unsigned long long)total, path, (unsigned long long)mine);
+        cli_error("part %u has %llu records, but %s/count.%u says %llu: the input changed since "
+                  "it was counted", task, (unsigned long long)total, o->d.dir, task,
+                  (unsigned long long)mine);
         rf_engine_scatter_close(s);
         return CLI_FAIL;
     }
@@ -291,6 +408,8 @@ static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo
         rf_engine_scatter_close(s);
         return CLI_FAIL;
     }
+    run->first = first;
+    run->records = total;
     struct dist_file *files = calloc(tasks, sizeof *files);
     char (*paths)[4096] = malloc(tasks * sizeof *paths);
     int status = CLI_FAIL;
@@ -298,13 +417,12 @@ static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo
         cli_error("memory exhausted");
         goto end;
     }
-    for (unsigned j = 0; j < tasks; j++)
-        if (dist_path(&o->d, paths[j], sizeof paths[j], "%u.to.%u", task, j) != 0 ||
-            dist_file_open(&files[j], paths[j]) != 0)
-            goto end;
     /* The header before the packets: a gather that finds task 0's packets
-     * finds the header too. */
-    if (scatter_rounds(o, s, files, paths) != 0 || (task == 0 && write_header(o, eo, in, n) != 0))
+     * finds the header too.  The inputs are checked once more before any
+     * file is committed. */
+    if (open_packets(o, run, files, paths) != 0 || scatter_rounds(o, s, files, paths) != 0 ||
+        inputs_unchanged(run, in, n) != 0 ||
+        (task == 0 && write_header(o, eo, in, n, run) != 0))
         goto end;
     status = CLI_OK;
     for (unsigned j = 0; j < tasks && status == CLI_OK; j++)
@@ -318,6 +436,26 @@ end:
     free(paths);
     rf_engine_scatter_close(s);
     return status;
+}
+
+/* This step's run: the options and the inputs as they are now; with a key
+ * for step 2. */
+static int this_run(const struct scatter_opts *o, const rf_engine_options *eo,
+                    const rf_engine_input *in, size_t n, struct dist_run *run)
+{
+    memset(run, 0, sizeof *run);
+    run->tasks = o->d.tasks;
+    run->header = o->header;
+    run->zero = o->delim == '\0';
+    run->task = o->d.task;
+    run->rng = eo->rng;
+    if (dist_run_stamp(run, in, n) != 0)
+        return -1;
+    if (!o->count && dist_run_key(run, eo->key) != 0) {
+        dist_run_free(run);
+        return -1;
+    }
+    return 0;
 }
 
 int cmd_scatter(int argc, char **argv)
@@ -335,11 +473,14 @@ int cmd_scatter(int argc, char **argv)
         return CLI_FAIL;
     size_t n;
     rf_engine_input *in = shuf_file_inputs(o.files, o.n_files, &n);
+    struct dist_run run;
     int status = CLI_FAIL;
     if (!in)
         cli_error("memory exhausted");
-    else
-        status = o.count ? run_count(&o, &eo, in, n) : run_scatter(&o, &eo, in, n);
+    else if (this_run(&o, &eo, in, n, &run) == 0) {
+        status = o.count ? run_count(&o, &eo, in, n, &run) : run_scatter(&o, &eo, in, n, &run);
+        dist_run_free(&run);
+    }
     sodium_memzero(eo.key, sizeof eo.key);
     free(in);
     return status;

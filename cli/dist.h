@@ -3,11 +3,12 @@
  *
  * A run of P tasks over a directory D (every task of the three steps sees
  * the same D, e.g. on a shared file system):
- *   D/count.I   scatter --count, task I: its part's record count ("N\n");
+ *   D/count.I   scatter --count, task I: its part's record count;
  *   D/header    scatter task 0: the --header records' bytes;
  *   D/I.to.J    scatter task I: its packets for owner J (riffle_engine.h's
- *               wire format);
- * each written atomically (a temporary beside it, renamed into place), so a
+ *               wire format, untouched);
+ * each beginning with the run's identity (dist_run.h), each written
+ * atomically (a temporary beside it, renamed into place), so a
  * task that dies leaves nothing half-written, and a retried task replaces
  * its files with the same bytes. */
 #ifndef RIFFLE_DIST_H

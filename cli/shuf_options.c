@@ -395,10 +395,7 @@ void cli_shuf_free(struct shuf_opts *o)
 
 const char *cli_tmpdir(const struct shuf_opts *o)
 {
-    if (o->tmpdir)
-        return o->tmpdir;
-    const char *env = getenv("TMPDIR");
-    return env && *env ? env : "/tmp";
+    return rf_temp_dir(o->tmpdir);
 }
 
 int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)

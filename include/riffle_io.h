@@ -1,6 +1,7 @@
 /*
  * riffle_io.h -- the records layer of libriffle: input bytes split into records,
- * buffered output, and atomic replacement of an output file.
+ * buffered output, atomic replacement of an output file, and the temporary
+ * files' directory and removal at a signal.
  *
  * This header is the manual, as riffle.h is.  It is what the `riffle` program
  * uses to read files, standard input and arguments, to write records in shuffled
@@ -16,7 +17,8 @@
  * (rf_writer_put and its kin): their first error sticks in the writer and is
  * returned again by rf_writer_flush, which is checked once at the end.
  *
- * Threads: every object is caller-owned; one object, one thread at a time.
+ * Threads: every object is caller-owned; one object, one thread at a time
+ * (but rf_removal_run, which a signal handler may call at any time).
  * Nothing here installs signal handlers or keeps process-wide state.
  * rf_records_write_threads() runs threads of its own, only during the call.
  */
@@ -334,6 +336,73 @@ RF_API int rf_atomic_staged(const rf_atomic_file *a);
  * memory.  Allocates only for the call. */
 RF_API RF_NODISCARD int rf_same_file_pair(const char *const *names, size_t n, size_t *a,
                                           size_t *b);
+
+/* ------------------------------------------------------------------------ */
+/* Temporary files: where, and their removal at a signal                    */
+/* ------------------------------------------------------------------------ */
+
+/* The temporary directory of every riffle program: `dir` when not NULL (a
+ * -T option), else $TMPDIR when set and not empty, else "/tmp".  The
+ * engine's rule for rf_engine_options.tmpdir NULL.  Does not allocate; the
+ * result lives as long as dir or the environment. */
+RF_API const char *rf_temp_dir(const char *dir);
+
+/* A registry of the temporary files a program would leave if a signal
+ * ended it, for its own signal handler to remove: the library installs no
+ * handlers, and a handler may call only async-signal-safe functions
+ * (POSIX.1-2017, XSH 2.4.3), so it cannot ask anyone which files exist.
+ * The registry holds copies of up to RF_REMOVAL_MAX_FILES paths (the
+ * temporaries of -o and of the parts of --split, the output temporaries of
+ * MPI ranks) and one directory of numbered files DIR/0 .. DIR/(N-1) (an
+ * engine's named temporary files, kept up to date by rf_removal_temp as the
+ * engine's temp callback).
+ *
+ * Updates copy the data first and then publish the flag or count that
+ * makes it visible (a release store to a lock-free atomic, which
+ * rf_removal_run loads with acquire), with the calling thread's
+ * asynchronous signals blocked: a handler sees an entry whole or not at all,
+ * on the updating thread (it cannot run during the update) and on any other
+ * (it sees what was published before it read the flag).  The updates are
+ * for one thread at a time.  One window is left to a handler on another
+ * thread: if, while it reads a path, the updating thread forgets that slot
+ * and reuses its room for a new path, or replaces the directory, it may
+ * read a mix of the two; a program that needs more delivers its handled
+ * signals to the updating thread (blocks them in its other threads, as the
+ * library's threads do). */
+typedef struct rf_removal rf_removal;
+
+#define RF_REMOVAL_MAX_FILES 4100
+
+/* An empty registry: about 1 MiB of path room, whose pages are touched only
+ * as paths come.  NULL when out of memory.  Keep it until the process ends
+ * (a handler may hold it), or free it with rf_removal_free once no handler
+ * can run. */
+RF_API rf_removal *rf_removal_new(void);
+RF_API void rf_removal_free(rf_removal *r);
+
+/* Register `path` (copied) for removal.  Returns its slot (>= 0), or -1 if
+ * the registry is full or the path longer than PATH_MAX: then nothing
+ * guards the file, and a caller should not create it. */
+RF_API RF_NODISCARD int rf_removal_add(rf_removal *r, const char *path);
+/* Forget slot `slot` (the file was renamed into place or removed); -1 is
+ * ignored. */
+RF_API void rf_removal_forget(rf_removal *r, int slot);
+
+/* The engine's temp callback (riffle_engine.h, rf_engine_temp_fn) with
+ * ctx = the registry: dir with files 0 registers the directory (copied;
+ * it replaces any earlier one), files > 0 says DIR/0 .. DIR/(files - 1) may
+ * exist, dir NULL forgets the directory.  Returns 0, or ENAMETOOLONG for a
+ * directory that does not fit (the engine then refuses to make files there). */
+RF_API int rf_removal_temp(void *ctx, const char *dir, unsigned long files);
+
+/* Remove every registered path, then DIR/0 .. DIR/(N-1), then the directory.
+ * Async-signal-safe (POSIX.1-2017, XSH 2.4.3), for a signal handler: it
+ * reads the registry through lock-free atomic loads, allocates nothing,
+ * takes no lock, and calls only unlink(2), rmdir(2) and memcpy.  It may run
+ * more than once (files already gone are no error).  Returns the first
+ * errno value other than ENOENT, or 0; errno is changed, so a handler that
+ * returns saves and restores it. */
+RF_API int rf_removal_run(const rf_removal *r);
 
 #ifdef __cplusplus
 }

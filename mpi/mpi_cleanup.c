@@ -5,13 +5,15 @@
  *
  * mpirun forwards SIGINT and SIGTERM to every rank (then SIGKILL after a
  * grace period), so each rank removes what it may have made and dies of the
- * signal.  A handler may only call async-signal-safe functions (POSIX.1-2017,
- * XSH 2.4.3) and read volatile sig_atomic_t or lock-free atomics (C11
- * 7.14.1.1p5): paths are copied into static storage, data first, then the
- * count that publishes them, with the handled signals blocked.
+ * signal.  The paths are kept in the library's registry (riffle_io.h,
+ * rf_removal), as the `riffle` program keeps its own, and its
+ * rf_removal_run, async-signal-safe, removes them; this file owns the
+ * signals.  A handler may only call async-signal-safe functions
+ * (POSIX.1-2017, XSH 2.4.3) and read volatile sig_atomic_t or lock-free
+ * atomics (C11 7.14.1.1p5): the registry is reached through a lock-free
+ * atomic pointer, set once.
  */
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -19,23 +21,13 @@
 #include <unistd.h>
 
 #include "mpi_job.h"
+#include "riffle_io.h"
 
-_Static_assert(ATOMIC_LONG_LOCK_FREE == 2, "the handler reads an atomic long");
+_Static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "the handler reads an atomic pointer");
 
-/* The output temporaries: one per --split part at most, plus -o. */
-#define MAX_FILES 4100
-#define ARENA_BYTES ((size_t)1 << 20)
-static char arena[ARENA_BYTES];
-static size_t arena_used;
-static size_t slot_off[MAX_FILES];
-static volatile sig_atomic_t slot_live[MAX_FILES];
-static volatile sig_atomic_t slots;
-
-/* The gather's directory of numbered files dir/0 .. dir/(n-1). */
-static char dir_path[PATH_MAX];
-static size_t dir_len;
-static volatile sig_atomic_t dir_on;
-static atomic_ulong dir_n;
+/* Made at the first need (cleanup_start, or a path before it) and kept
+ * until the process ends. */
+static _Atomic(rf_removal *) registry;
 
 /* The signals whose default action ends the process, but those of a fault
  * (a bug: the state is not to be trusted) and SIGKILL. */
@@ -49,39 +41,22 @@ static void fill_handled(sigset_t *s)
         sigaddset(s, handled_sigs[i]);
 }
 
-static void numbered_path(char *buf, unsigned long n)
+/* The registry, made if need be; NULL when out of memory. */
+static rf_removal *reg(void)
 {
-    memcpy(buf, dir_path, dir_len);
-    char digits[24];
-    size_t k = 0;
-    do {
-        digits[k++] = (char)('0' + n % 10);
-        n /= 10;
-    } while (n);
-    char *p = buf + dir_len;
-    *p++ = '/';
-    while (k)
-        *p++ = digits[--k];
-    *p = '\0';
+    rf_removal *r = atomic_load(&registry);
+    if (!r) {
+        r = rf_removal_new();
+        atomic_store(&registry, r);
+    }
+    return r;
 }
 
 static void remove_all(void)
 {
-    const sig_atomic_t n = slots;
-    for (sig_atomic_t i = 0; i < n; i++)
-        if (slot_live[i])
-            unlink(arena + slot_off[i]);
-    if (!dir_on)
-        return;
-    char buf[PATH_MAX + 24];
-    const unsigned long files = atomic_load_explicit(&dir_n, memory_order_acquire);
-    for (unsigned long i = 0; i < files; i++) {
-        numbered_path(buf, i);
-        unlink(buf);
-    }
-    memcpy(buf, dir_path, dir_len);
-    buf[dir_len] = '\0';
-    rmdir(buf);
+    rf_removal *r = atomic_load(&registry);
+    if (r)
+        (void)rf_removal_run(r);
 }
 
 static atomic_flag handling = ATOMIC_FLAG_INIT;
@@ -107,6 +82,8 @@ static void on_signal(int sig)
 
 int cleanup_start(void)
 {
+    if (!reg())
+        return ENOMEM;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -125,50 +102,20 @@ int cleanup_start(void)
 
 int cleanup_file(const char *path)
 {
-    const size_t len = strlen(path) + 1;
-    sigset_t s, old;
-    fill_handled(&s);
-    pthread_sigmask(SIG_BLOCK, &s, &old);
-    int id = -1;
-    if (slots < MAX_FILES && len <= ARENA_BYTES - arena_used && len <= PATH_MAX) {
-        id = slots;
-        slot_off[id] = arena_used;
-        memcpy(arena + arena_used, path, len);
-        arena_used += len;
-        slot_live[id] = 1;
-        atomic_signal_fence(memory_order_release);
-        slots = id + 1;
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return id;
+    rf_removal *r = reg();
+    return r ? rf_removal_add(r, path) : -1;
 }
 
 void cleanup_forget(int slot)
 {
-    if (slot >= 0)
-        slot_live[slot] = 0;
+    rf_removal *r = atomic_load(&registry);
+    if (r)
+        rf_removal_forget(r, slot);
 }
 
 int cleanup_on_temp(void *ctx, const char *dir, unsigned long files)
 {
     (void)ctx;
-    if (!dir) {
-        dir_on = 0;
-        return 0;
-    }
-    if (files > 0) {
-        atomic_store_explicit(&dir_n, files, memory_order_release);
-        return 0;
-    }
-    const size_t len = strlen(dir);
-    if (len >= sizeof dir_path)
-        return ENAMETOOLONG;
-    /* The engine calls this with the signals blocked (riffle_engine.h). */
-    dir_on = 0;
-    atomic_signal_fence(memory_order_release);
-    memcpy(dir_path, dir, len);
-    dir_len = len;
-    atomic_store_explicit(&dir_n, 0, memory_order_release);
-    dir_on = 1;
-    return 0;
+    rf_removal *r = reg();
+    return r ? rf_removal_temp(r, dir, files) : ENOMEM;
 }

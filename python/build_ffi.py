@@ -1,19 +1,22 @@
-"""Build riffle._riffle, the compiled part of the Python package.
+"""The description of riffle._riffle, the compiled part of the Python package.
 
 cffi's out-of-line API mode: the declarations below (a subset of the public
 headers include/riffle*.h, which stay the manual) are compiled against the
 real headers by the C compiler, so a mismatch is a build error, and every
-call releases the GIL.  The module links the static libriffle.a (built with
--fPIC), so it needs no libriffle.so at run time.
+call releases the GIL.  The module is compiled from libriffle's own sources
+(src/*/*.c) together with the package's glue (riffle/_glue.c), so it needs
+no libriffle.so at run time; it links libsodium and GMP as shared libraries
+(Debian's static archives of both are not position-independent).  Every
+library symbol is hidden: the module exports its init function only.
 
-Usage: python3 python/build_ffi.py BUILD_DIR
-  BUILD_DIR holds libriffle.a (the Makefile's $(BUILD)); the module is
-  written to BUILD_DIR/python/riffle/ (`make python` copies it beside the
-  package's Python files, where PYTHONPATH=python finds it).
+Not run by hand: setup.py (at the top of the tree) names make_ffi in
+cffi_modules, and setuptools builds the extension from it -- for
+`pip install .`, `pip wheel .` and `make python` alike.
 """
+import glob
 import os
+import shlex
 import subprocess
-import sys
 
 import cffi
 
@@ -107,6 +110,17 @@ void py_fill_words(rf_rng *g, uint64_t *out, size_t k);
 void py_fill_double(rf_rng *g, double *out, size_t k);
 void py_perm_gather(const rf_perm *p, const uint64_t *idx, size_t k, uint64_t *out);
 void py_perm_inverse_gather(const rf_perm *p, const uint64_t *idx, size_t k, uint64_t *out);
+void py_perm_range(const rf_perm *p, uint64_t first, size_t count, uint64_t *out,
+                   unsigned threads);
+size_t rf_delims_count(const void *p, size_t len, unsigned char delim);
+size_t py_records_scan(const unsigned char *data, size_t size, unsigned char delim,
+                       uint64_t *offs);
+uint64_t py_records_gather(const unsigned char *data, const uint64_t *offs,
+                           const uint64_t *idx, size_t k, uint64_t *ends,
+                           unsigned char *out);
+typedef struct rf_file_stamp { ...; } rf_file_stamp;
+int rf_file_stamp_fd(int fd, rf_file_stamp *s);
+int py_stamp_same(const rf_file_stamp *then, const rf_file_stamp *now);
 void py_perm_strided(const rf_perm *p, uint64_t n, uint64_t first, uint64_t step,
                      size_t k, int64_t *out);
 rf_status py_keyed_index(const uint8_t key[32], rf_rng_kind kind, uint64_t m,
@@ -129,29 +143,47 @@ extern "Python" void py_on_progress(void *ctx, rf_engine_phase phase, uint64_t d
                                     uint64_t total);
 """
 
-with open(os.path.join(HERE, "riffle", "_glue.c")) as f:
-    GLUE = f.read()
+def pkg_config(flag, package):
+    """pkg-config's FLAG for PACKAGE as a list, empty when it has none."""
+    try:
+        out = subprocess.run(["pkg-config", flag, package], capture_output=True, text=True)
+    except OSError:
+        return []
+    return shlex.split(out.stdout) if out.returncode == 0 else []
 
 
-def main():
-    build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(TOP, "build"))
-    lib = os.path.join(build, "libriffle.a")
-    sodium = subprocess.run(["pkg-config", "--libs", "libsodium"], capture_output=True,
-                            text=True).stdout.split() or ["-lsodium"]
+def rel(path):
+    """PATH relative to the current directory: setuptools wants the sources
+    of an extension relative to setup.py's directory, where it runs."""
+    return os.path.relpath(path, os.getcwd())
+
+
+def library_sources():
+    """libriffle's C sources, sorted as the Makefile's LIB_SRCS."""
+    found = sorted(glob.glob(os.path.join(TOP, "src", "*", "*.c")))
+    if not found:
+        raise RuntimeError("libriffle's sources are not in %s/src: build from the "
+                           "riffle tree or its sdist" % TOP)
+    return [rel(f) for f in found]
+
+
+def make_ffi():
+    """The cffi.FFI that builds riffle._riffle (setup.py's cffi_modules)."""
+    with open(os.path.join(HERE, "riffle", "_glue.c")) as f:
+        glue = f.read()
     ffi = cffi.FFI()
     ffi.cdef(CDEF)
     ffi.set_source(
-        "riffle._riffle", GLUE,
-        include_dirs=[os.path.join(TOP, "include")],
+        "riffle._riffle", glue,
+        sources=library_sources(),
+        include_dirs=[rel(os.path.join(TOP, "include")), rel(os.path.join(TOP, "src"))],
         define_macros=[("_GNU_SOURCE", None)],
-        extra_compile_args=["-std=c11", "-O2"],
-        extra_objects=[lib],
-        extra_link_args=sodium + ["-lgmp", "-lpthread", "-lm"],
+        # hidden: libriffle's symbols stay inside the module, as in
+        # libriffle.a (RF_BUILDING_LIBRARY is not defined, so RF_API adds
+        # no default visibility); PyInit__riffle is exported by Python.h
+        extra_compile_args=["-std=c11", "-fvisibility=hidden"]
+        + pkg_config("--cflags", "libsodium"),
+        extra_link_args=(pkg_config("--libs", "libsodium") or ["-lsodium"])
+        + ["-lgmp", "-lpthread", "-lm"],
     )
-    tmp = os.path.join(build, "python")
-    os.makedirs(tmp, exist_ok=True)
-    ffi.compile(tmpdir=tmp, verbose=False)
-
-
-if __name__ == "__main__":
-    main()
+    return ffi

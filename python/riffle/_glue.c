@@ -7,11 +7,13 @@
  * progress callable, or KeyboardInterrupt -- stops a run.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <riffle.h>
 #include <riffle_engine.h>
+#include <riffle_io.h>
 #include <riffle_perm.h>
 
 /* ---- draws ---- */
@@ -70,6 +72,65 @@ static void py_perm_inverse_gather(const rf_perm *p, const uint64_t *idx, size_t
         out[j] = rf_perm_inverse(p, idx[j]);
 }
 
+/* p(first), ..., p(first + count - 1) on up to `threads` threads: the range
+ * is cut into contiguous parts, one rf_perm_at_range call each (a shared
+ * rf_perm is read-only, so the threads need no lock).  The result does not
+ * depend on the number of threads.  A part is at least RANGE_PART_MIN
+ * indices: below that, starting a thread (tens of microseconds) costs more
+ * than it saves.  Part boundaries are multiples of RANGE_ALIGN, so each
+ * part but the last fills whole vectors of the kernel and whole cache
+ * lines of out. */
+#define RANGE_PART_MIN ((size_t)1 << 16)
+#define RANGE_ALIGN 64
+#define RANGE_THREADS_MAX 64
+
+typedef struct range_part {
+    const rf_perm *p;
+    uint64_t first;
+    size_t count;
+    uint64_t *out;
+} range_part;
+
+static void *range_run(void *arg)
+{
+    const range_part *r = arg;
+    rf_perm_at_range(r->p, r->first, r->count, r->out);
+    return NULL;
+}
+
+static void py_perm_range(const rf_perm *p, uint64_t first, size_t count, uint64_t *out,
+                          unsigned threads)
+{
+    size_t parts = threads < 1 ? 1 : threads;
+    if (parts > RANGE_THREADS_MAX)
+        parts = RANGE_THREADS_MAX;
+    if (parts > count / RANGE_PART_MIN)
+        parts = count / RANGE_PART_MIN;
+    if (parts <= 1) {
+        rf_perm_at_range(p, first, count, out);
+        return;
+    }
+    range_part part[RANGE_THREADS_MAX];
+    pthread_t tid[RANGE_THREADS_MAX];
+    int started[RANGE_THREADS_MAX];
+    const size_t each = (count / parts + RANGE_ALIGN - 1) / RANGE_ALIGN * RANGE_ALIGN;
+    size_t at = 0;
+    for (size_t t = 0; t < parts; t++) {
+        const size_t c = t + 1 == parts || count - at < each ? count - at : each;
+        part[t] = (range_part){p, first + at, c, out + at};
+        at += c;
+    }
+    for (size_t t = 1; t < parts; t++)
+        started[t] = pthread_create(&tid[t], NULL, range_run, &part[t]) == 0;
+    range_run(&part[0]);
+    for (size_t t = 1; t < parts; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            range_run(&part[t]); /* no thread to be had: this one does it */
+    }
+}
+
 /* The distributed sampler's positions: out[j] = p(q mod n) for q = first +
  * j*step, the list of n permuted indices continued by its own head (torch's
  * padding rule).  n = max + 1 of p; q never overflows (the caller keeps it
@@ -124,6 +185,58 @@ static rf_status py_epoch_key(const uint8_t seed_key[RF_KEY_BYTES], uint64_t epo
         rf_rng_fill(&g, key, RF_KEY_BYTES);
     memset(&g, 0, sizeof g);
     return s;
+}
+
+/* ---- record files ---- */
+
+/* The start of every record of data[0..size), delimited by delim, and one
+ * more value: offs[0] = 0, offs[j] = one past the j-th delimiter, and
+ * offs[n] = one past where the last record's delimiter is or would be (size
+ * + 1 for an unterminated last record), so that record j is data[offs[j] ..
+ * offs[j+1] - 1) for every j < n.  offs has room for rf_delims_count(data,
+ * size, delim) + 2 values.  Returns n, the number of records. */
+static size_t py_records_scan(const unsigned char *data, size_t size, unsigned char delim,
+                              uint64_t *offs)
+{
+    offs[0] = 0;
+    if (size == 0)
+        return 0;
+    size_t n = rf_delims_find(data, size, delim, 0, offs + 1);
+    if (data[size - 1] != delim)
+        offs[++n] = (uint64_t)size + 1;
+    return n;
+}
+
+/* The records idx[0..k) (each < n, checked by the caller) of data as laid
+ * out by py_records_scan's offs: with out == NULL, store where each would
+ * end in a gathered buffer (ends[j]: the sum of the lengths of records
+ * idx[0..j]) and return the total; with out, copy them there, one after
+ * another, and return the total again.  Two passes, so that the caller
+ * allocates the buffer once. */
+static uint64_t py_records_gather(const unsigned char *data, const uint64_t *offs,
+                                  const uint64_t *idx, size_t k, uint64_t *ends,
+                                  unsigned char *out)
+{
+    uint64_t at = 0;
+    for (size_t j = 0; j < k; j++) {
+        const uint64_t start = offs[idx[j]];
+        const uint64_t len = offs[idx[j] + 1] - 1 - start;
+        if (out)
+            memcpy(out + at, data + start, len);
+        at += len;
+        if (ends)
+            ends[j] = at;
+    }
+    return at;
+}
+
+/* 1 when a saved stamp still describes the file stamped now: the same
+ * regular file (device and inode), unchanged (rf_file_changed).  A name
+ * that has come to mean another file does not match either. */
+static int py_stamp_same(const rf_file_stamp *then, const rf_file_stamp *now)
+{
+    return then->regular && now->regular && then->dev == now->dev && then->ino == now->ino &&
+           !rf_file_changed(then, now);
 }
 
 /* ---- the keyed order ---- */

@@ -4,7 +4,7 @@ import sys
 
 import numpy as np
 
-from ._core import check, make_key
+from ._core import check, cpu_count, make_key
 from ._riffle import ffi, lib
 
 _U64 = 1 << 64
@@ -16,14 +16,16 @@ _BLOCK = 1 << 12
 class Permutation:
     """A random permutation p of range(n) that is never held in memory.
 
-    Permutation(n, seed=None, mode="auto")
+    Permutation(n, seed=None, mode="auto", threads=0)
 
     n: 1 <= n <= 2**64.  seed: as riffle.Generator's (the program's --seed
     rule; None keys it from the operating system).  mode: "auto" (an exact
     Fisher-Yates table for n <= 2**20, 8 bytes per element; beyond, a Feistel
     cipher with SipHash-1-3 rounds and cycle walking in O(1) memory),
     "table", "siphash" or "multiply" -- riffle_perm.h describes each and what
-    it promises.
+    it promises.  threads: how many threads compute a long slice p[a:b]
+    (0: one per CPU; at least 2**16 indices per thread); the values never
+    depend on it.
 
     p[i] (negative i counts from the end, as for range), p.inverse(j),
     p[index_array] and p[a:b:c] as numpy arrays (consecutive indices use the
@@ -36,10 +38,13 @@ class Permutation:
     Read-only after construction: threads may share it.
     """
 
-    def __init__(self, n, seed=None, mode="auto"):
+    def __init__(self, n, seed=None, mode="auto", threads=0):
         n = operator.index(n)
         if n < 1 or n > _U64:
             raise ValueError("n must be between 1 and 2**64")
+        threads = operator.index(threads)
+        if threads < 0:
+            raise ValueError("threads must be >= 0")
         m = ffi.new("rf_perm_mode *")
         if not isinstance(mode, str) or lib.rf_perm_mode_parse(mode.encode(), m) != lib.RF_OK:
             raise ValueError("unknown mode %r (auto, table, siphash, multiply)" % (mode,))
@@ -50,7 +55,8 @@ class Permutation:
         if p == ffi.NULL:
             check(status[0], "cannot make the permutation")
         self._p = ffi.gc(p, lib.rf_perm_free)
-        self._args = (n, seed, mode)
+        self._args = (n, seed, mode, threads)
+        self._threads = threads or cpu_count()
         self._n = n
         self._dtype = np.int64 if n - 1 <= _I64_MAX else np.uint64
 
@@ -118,7 +124,8 @@ class Permutation:
         """p(first), ..., p(first + count - 1) with the vector kernel."""
         out = np.empty(count, dtype=np.uint64)
         if count:
-            lib.rf_perm_at_range(self._p, first, count, ffi.from_buffer("uint64_t[]", out))
+            lib.py_perm_range(self._p, first, count, ffi.from_buffer("uint64_t[]", out),
+                              self._threads)
         return out.view(self._dtype)
 
     def _slice(self, s):

@@ -176,12 +176,6 @@ static int usable(const rf_engine_options *o, const rf_engine_input *in, size_t 
     return 1;
 }
 
-static const char *default_tmpdir(void)
-{
-    const char *env = getenv("TMPDIR");
-    return env && *env ? env : "/tmp";
-}
-
 rf_status rf_engine_shuffle(const rf_engine_options *o, const rf_engine_input *inputs, size_t n,
                             const rf_engine_sink *sink, rf_engine_error *err)
 {
@@ -197,7 +191,7 @@ rf_status rf_engine_shuffle(const rf_engine_options *o, const rf_engine_input *i
         .count = o->count,
         .budget = o->memory ? o->memory : rf_engine_default_memory(),
         .threads = rfi_threads(o->threads),
-        .tmpdir = o->tmpdir ? o->tmpdir : default_tmpdir(),
+        .tmpdir = rf_temp_dir(o->tmpdir),
         .named_temps = o->named_temps,
         .sink = sink,
         .progress = o->progress,

@@ -21,10 +21,11 @@
  * pieces.  Stubs keep their places through a second scatter.  The order is
  * unchanged: it depends on the keys alone.
  *
- * Temporary files (temp.h): unnamed where the file system allows, else the
- * numbered files of a fresh directory DIR/riffle-XXXXXX, announced through
- * the temp callback before each is created (so a program's signal handler
- * can remove them); every exit path removes them.  Memory: the scatter
+ * Bucket files (keyfiles.h, as the distributed gather's): unnamed where the
+ * file system allows, else the numbered files of a fresh directory
+ * DIR/riffle-XXXXXX, announced through the temp callback before each is
+ * created (so a program's signal handler can remove them); every exit path
+ * removes them.  Memory: the scatter
  * buffers (1 MiB per bucket and a few spares, less if that is more than half
  * of --memory, but at least 8 KiB each) and, in
  * pass 2, one or two buckets (their bytes + 8 bytes per record: the order,
@@ -45,24 +46,24 @@
  *     together.
  * What each bought is in docs/BENCHMARKS_CLI.md ("Engine"). */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/grow.h"
 #include "common/thread.h"
 #include "engine_internal.h"
+#include "keyfiles.h"
 #include "reader.h"
 #include "temp.h"
 
-/* Buckets per scatter, at most: 2 files each, well inside the usual limit of
- * 1024 open files. */
-#define MAX_FANOUT 256
+/* Buckets per scatter, at most. */
+#define MAX_FANOUT (1u << RFI_KEYFILES_MAX_BITS)
+/* A bucket's files (keyfiles.h): its records, and their keys. */
+#define REC 0
+#define KEY 1
 #define MIN_BUFFER ((size_t)8 << 10)
 #define KEY_BATCH 512
 /* Buffers beyond one per bucket when a writer thread is on: the queue. */
@@ -91,8 +92,7 @@ struct piece {
 
 /* A bucket: its two files and, while it is being filled, its piece. */
 struct bucket {
-    unsigned long rec_id, key_id; /* file numbers in the directory */
-    int rec_fd, key_fd;
+    struct rfi_keybucket *kb;     /* its files: kb->f[REC], kb->f[KEY] */
     struct piece *cur;
     size_t rec_limit, key_limit;  /* the piece is written beyond these */
     uint64_t bytes, records;      /* in the files */
@@ -104,7 +104,7 @@ struct bucket {
 
 struct ext {
     struct engine *e;
-    struct temps t;               /* the files */
+    struct rfi_keyfiles kf;       /* the files */
     size_t rec_cap, key_cap;      /* per piece, for the scatter under way */
     uint64_t left;                /* records still to write (-n) */
     uint64_t scattered;           /* bytes in bucket files (progress) */
@@ -112,19 +112,9 @@ struct ext {
     struct spill spill;           /* out-of-line records' bytes */
 };
 
-static int io_error(const struct ext *x, unsigned long id, int err)
+static int io_error(const struct ext *x, const struct rfi_keyfile *f, int err)
 {
-    return rfi_temps_error(&x->t, id, err);
-}
-
-static int create_file(struct ext *x, unsigned long *id, int *fd)
-{
-    return rfi_temps_create(&x->t, id, fd);
-}
-
-static void remove_file(const struct ext *x, unsigned long id)
-{
-    rfi_temps_unlink(&x->t, id);
+    return rfi_keyfile_error(&x->kf, f, err);
 }
 
 /* A bucket's files are open from the scatter that makes them until the
@@ -132,59 +122,32 @@ static void remove_file(const struct ext *x, unsigned long id)
  * through its descriptor); then they go. */
 static void drop_bucket(const struct ext *x, struct bucket *b)
 {
-    if (b->rec_fd >= 0)
-        close(b->rec_fd);
-    if (b->key_fd >= 0)
-        close(b->key_fd);
-    if (b->rec_fd >= 0 || b->key_fd >= 0) {
-        remove_file(x, b->rec_id);
-        remove_file(x, b->key_id);
-    }
-    b->rec_fd = b->key_fd = -1;
+    if (b->kb)
+        rfi_keybucket_drop(&x->kf, b->kb);
 }
 
-/* A piece to its bucket's files: 0, or an errno value and the file in *id. */
-static int write_piece(const struct piece *p, unsigned long *id)
+/* A piece to its bucket's files: 0, or an errno value and the file in *f. */
+static int write_piece(const struct piece *p, const struct rfi_keyfile **f)
 {
-    const struct bucket *b = p->b;
-    int err = rfi_write_at(b->rec_fd, p->rec, p->len, p->rec_at);
+    const struct rfi_keybucket *kb = p->b->kb;
+    int err = rfi_write_at(kb->f[REC].fd, p->rec, p->len, p->rec_at);
     if (err) {
-        *id = b->rec_id;
+        *f = &kb->f[REC];
         return err;
     }
-    err = rfi_write_at(b->key_fd, p->keys, p->nkeys * sizeof *p->keys, p->key_at);
+    err = rfi_write_at(kb->f[KEY].fd, p->keys, p->nkeys * sizeof *p->keys, p->key_at);
     if (err)
-        *id = b->key_id;
+        *f = &kb->f[KEY];
     return err;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Scatter                                                                  */
 
-/* A bucket this small is ordered in memory whatever the budget: splitting
- * it again makes up to 512 files to save less memory than the scatter's own
- * buffers take (MIN_BUFFER each), so below it a tiny budget would only make
- * the run create files without end. */
-#define MIN_ORDER ((uint64_t)64 << 10)
-
-/* The budget pass 2 orders buckets under. */
+/* The budget pass 2 orders buckets under (keyfiles.h: at least 64 KiB). */
 static uint64_t order_budget(const struct ext *x)
 {
-    return x->e->budget > MIN_ORDER ? x->e->budget : MIN_ORDER;
-}
-
-/* Buckets for `bytes` of input under the budget: enough that each holds
- * about a third of the budget (a bucket needs its bytes plus 16 per record,
- * and buckets vary in size), a power of two; MAX_FANOUT when the size is
- * unknown (0). */
-static unsigned fanout_bits(uint64_t bytes, uint64_t budget)
-{
-    unsigned bits = 1;
-    if (bytes == 0)
-        return 8;
-    while (bits < 8 && ((uint64_t)1 << bits) * (budget / 3) < bytes)
-        bits++;
-    return bits;
+    return rfi_keyfiles_order_budget(x->e->budget);
 }
 
 /* The writes of one scatter: on the calling thread, or on a writer thread
@@ -198,13 +161,16 @@ struct flusher {
     struct piece *free;          /* written pieces, to reuse */
     int busy, stop;
     int err;                     /* first failed write: errno, and its file */
-    unsigned long err_id;
+    const struct rfi_keyfile *err_file;
 };
 
+/* One scatter into a key set's buckets (keyfiles.h). */
 struct scatter {
     struct bucket b[MAX_FANOUT];
-    unsigned nb, shift; /* bucket = (key << shift) >> (64 - bits) */
-    unsigned bits;
+    struct rfi_keyset *set;
+    unsigned nb;        /* set->n */
+    uint64_t lo;        /* bucket = (key - lo) >> shift, as set's */
+    unsigned shift;
     unsigned char *mem; /* every piece's buffers */
     struct piece *pieces;
     struct flusher f;
@@ -226,12 +192,12 @@ static void *writer_main(void *arg)
         f->busy = 1;
         const int skip = f->err != 0; /* after an error the pieces only go round */
         pthread_mutex_unlock(&f->mu);
-        unsigned long id = 0;
-        const int err = skip ? 0 : write_piece(p, &id);
+        const struct rfi_keyfile *file = NULL;
+        const int err = skip ? 0 : write_piece(p, &file);
         pthread_mutex_lock(&f->mu);
         if (err && !f->err) {
             f->err = err;
-            f->err_id = id;
+            f->err_file = file;
         }
         f->busy = 0;
         p->len = p->nkeys = 0;
@@ -292,12 +258,13 @@ static int flusher_drain(struct ext *x, struct flusher *f)
     while ((f->head || f->busy) && !f->err)
         pthread_cond_wait(&f->freed, &f->mu);
     const int err = f->err;
-    const unsigned long id = f->err_id;
+    const struct rfi_keyfile *file = f->err_file;
     pthread_mutex_unlock(&f->mu);
-    return err ? io_error(x, id, err) : 0;
+    return err ? io_error(x, file, err) : 0;
 }
 
-/* The buffers go; the files stay open for pass 2 (drop_bucket). */
+/* The buffers go; the files stay open for pass 2 (drop_bucket), in the set
+ * until it is freed (free_scatter). */
 static void free_buffers(struct scatter *s)
 {
     flusher_stop(&s->f);
@@ -309,18 +276,20 @@ static void free_buffers(struct scatter *s)
     s->pieces = NULL;
 }
 
-/* Pieces: one per bucket, SPARES more for the queue of a writer thread;
- * MAX_BUFFER record bytes each, less if they would take more than half the
- * budget together.  Keys take a fifth of a piece: records of 32 bytes or
- * more fill the record part first. */
-static int scatter_open(struct ext *x, struct scatter *s, unsigned shift, unsigned bits)
+/* Pieces: one per bucket of the set, SPARES more for the queue of a writer
+ * thread; MAX_BUFFER record bytes each, less if they would take more than
+ * half the budget together.  Keys take a fifth of a piece: records of 32
+ * bytes or more fill the record part first.  The set is s's from now on,
+ * success or not (free_scatter). */
+static int scatter_open(struct ext *x, struct scatter *s, struct rfi_keyset *set)
 {
     memset(s, 0, sizeof *s);
-    s->shift = shift;
-    s->bits = bits;
-    s->nb = 1u << bits;
+    s->set = set;
+    s->nb = set->n;
+    s->lo = set->lo;
+    s->shift = set->shift;
     for (unsigned i = 0; i < s->nb; i++)
-        s->b[i].rec_fd = s->b[i].key_fd = -1;
+        s->b[i].kb = &set->b[i];
     if (x->e->threads > 1)
         flusher_start(&s->f);
     const size_t npieces = s->nb + (s->f.threaded ? SPARES : 0);
@@ -353,11 +322,8 @@ static int scatter_open(struct ext *x, struct scatter *s, unsigned shift, unsign
         b->key_limit = x->key_cap / s->nb * step;
         if (b->key_limit == 0)
             b->key_limit = 1;
-        if (create_file(x, &b->rec_id, &b->rec_fd) != 0 ||
-            create_file(x, &b->key_id, &b->key_fd) != 0)
-            return 1;
     }
-    return 0;
+    return rfi_keyset_create(&x->kf, set);
 }
 
 /* Queue p for the writer thread (f->mu held). */
@@ -381,24 +347,24 @@ static int flush_bucket(struct ext *x, struct scatter *s, struct bucket *b)
     b->rec_limit = x->rec_cap;
     b->key_limit = x->key_cap;
     if (!f->threaded) {
-        unsigned long id = 0;
-        const int err = write_piece(p, &id);
+        const struct rfi_keyfile *file = NULL;
+        const int err = write_piece(p, &file);
         p->len = p->nkeys = 0;
-        return err ? io_error(x, id, err) : 0;
+        return err ? io_error(x, file, err) : 0;
     }
     pthread_mutex_lock(&f->mu);
     queue_piece(f, p);
     while (!f->free && !f->err)
         pthread_cond_wait(&f->freed, &f->mu);
     const int err = f->err;
-    const unsigned long id = f->err_id;
+    const struct rfi_keyfile *file = f->err_file;
     if (!err) {
         b->cur = f->free;
         f->free = b->cur->next;
         b->cur->b = b;
     }
     pthread_mutex_unlock(&f->mu);
-    return err ? io_error(x, id, err) : 0;
+    return err ? io_error(x, file, err) : 0;
 }
 
 /* Note where record b->records, the first of a block, starts. */
@@ -434,7 +400,7 @@ static int add_outline(const struct ext *x, struct bucket *b, const struct spill
 static int add_record(struct ext *x, struct scatter *s, uint64_t key,
                       const unsigned char *rec, size_t len, const struct spilled *out)
 {
-    struct bucket *b = &s->b[(key << s->shift) >> (64 - s->bits)];
+    struct bucket *b = &s->b[(key - s->lo) >> s->shift];
     struct piece *p = b->cur;
     if (b->records % BLOCK == 0 && add_start(x, b) != 0)
         return 1;
@@ -450,9 +416,9 @@ static int add_record(struct ext *x, struct scatter *s, uint64_t key,
         p->key_at = b->records * sizeof *p->keys;
     }
     if (len > x->rec_cap) { /* longer than a buffer: straight to its place */
-        const int err = rfi_write_at(b->rec_fd, rec, len, b->bytes);
+        const int err = rfi_write_at(b->kb->f[REC].fd, rec, len, b->bytes);
         if (err)
-            return io_error(x, b->rec_id, err);
+            return io_error(x, &b->kb->f[REC], err);
         p->rec_at += len; /* the piece's records come after it */
     } else {
         memcpy(p->rec + p->len, rec, len);
@@ -553,8 +519,8 @@ struct ready {
     struct bucket *b;
     rf_records r;         /* mapped, not indexed */
     uint64_t *offs;       /* b->records record starts, in the keyed order */
-    int err;              /* an errno value for file err_id, */
-    unsigned long err_id;
+    int err;              /* an errno value for file err_file, */
+    const struct rfi_keyfile *err_file;
     rf_status st;         /* or a failed rf_keyed_index_vals, */
     int nomem;            /* or no memory */
 };
@@ -577,15 +543,16 @@ static void ready_make(const struct ext *x, struct ready *rd)
 {
     const struct bucket *b = rd->b;
     rf_records_init(&rd->r, x->e->delim);
-    int e = lseek(b->rec_fd, 0, SEEK_SET) < 0 ? errno : rf_records_add_fd(&rd->r, b->rec_fd);
+    const struct rfi_keyfile *rf = &b->kb->f[REC], *kf = &b->kb->f[KEY];
+    int e = lseek(rf->fd, 0, SEEK_SET) < 0 ? errno : rf_records_add_fd(&rd->r, rf->fd);
     if (!e && rd->r.size != b->bytes)
         e = EIO; /* the file changed under us */
     if (e) {
         rd->err = e;
-        rd->err_id = b->rec_id;
+        rd->err_file = rf;
         return;
     }
-    struct items it = {b, rd->r.data, x->e->delim, b->key_fd, 0, 0};
+    struct items it = {b, rd->r.data, x->e->delim, kf->fd, 0, 0};
     uint64_t *order = malloc(b->records * sizeof *order);
     if (!order) {
         rd->nomem = 1;
@@ -595,10 +562,10 @@ static void ready_make(const struct ext *x, struct ready *rd)
                                                  x->e->threads, order);
         if (st != RF_OK && it.key_err) {
             rd->err = it.key_err;
-            rd->err_id = b->key_id;
+            rd->err_file = kf;
         } else if (st != RF_OK && it.rec_bad) {
             rd->err = EIO;
-            rd->err_id = b->rec_id;
+            rd->err_file = rf;
         } else if (st != RF_OK) {
             rd->st = st;
         } else {
@@ -613,7 +580,7 @@ static void ready_make(const struct ext *x, struct ready *rd)
 static int ready_report(const struct ext *x, const struct ready *rd)
 {
     if (rd->err)
-        return io_error(x, rd->err_id, rd->err);
+        return io_error(x, rd->err_file, rd->err);
     if (rd->nomem)
         return rfi_engine_nomem(x->e->err);
     if (rd->st != RF_OK)
@@ -675,48 +642,52 @@ static void helper_join(struct helper *h, struct ready *rd)
     *rd = h->rd;
 }
 
-static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigned used_bits);
+static int finish_buckets(struct ext *x, struct scatter *s);
 
 /* Every bucket of s that is still there (after a failure, or buckets never
- * opened) goes. */
-static void drop_buckets(const struct ext *x, struct scatter *s)
-{
-    for (unsigned i = 0; i < s->nb; i++)
-        drop_bucket(x, &s->b[i]);
-}
-
-static void free_starts(struct scatter *s)
+ * opened) goes, with its set. */
+static void free_scatter(struct ext *x, struct scatter *s)
 {
     for (unsigned i = 0; i < s->nb; i++) {
+        drop_bucket(x, &s->b[i]);
         free(s->b[i].starts);
         free(s->b[i].outs);
         s->b[i].starts = NULL;
         s->b[i].outs = NULL;
+        s->b[i].kb = NULL;
     }
+    rfi_keyset_free(&x->kf, s->set);
+    s->set = NULL;
+    s->nb = 0;
 }
 
-/* Scatter a bucket's records again by the next bits of their keys. */
-static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
+/* Scatter bucket i of ps again by the next bits of its keys (keyfiles.h:
+ * a child set over its keys). */
+static int split_bucket(struct ext *x, struct scatter *ps, unsigned i)
 {
-    unsigned bits = fanout_bits(bucket_memory(b), order_budget(x));
-    if (bits > 64 - used_bits)
-        bits = 64 - used_bits;
-    struct scatter *s = malloc(sizeof *s);
+    struct bucket *b = &ps->b[i];
+    struct rfi_keybucket *kb = b->kb;
+    struct scatter *s = calloc(1, sizeof *s);
     if (!s)
         return rfi_engine_nomem(x->e->err);
-    int status = scatter_open(x, s, used_bits, bits);
+    if (rfi_keyset_split(&x->kf, ps->set, i, bucket_memory(b), x->e->budget) != 0) {
+        free(s);
+        return 1;
+    }
+    int status = scatter_open(x, s, kb->child);
+    kb->child = NULL; /* s's now: freed with it */
     char rec_name[PATH_MAX];
-    rfi_temps_name(&x->t, b->rec_id, rec_name);
-    const rf_engine_input in = rf_engine_input_fd(b->rec_fd, rec_name);
+    rfi_keyfile_name(&x->kf, &kb->f[REC], rec_name);
+    const rf_engine_input in = rf_engine_input_fd(kb->f[REC].fd, rec_name);
     struct reader rd;
-    const int key_fd = b->key_fd;
+    const int key_fd = kb->f[KEY].fd;
     if (status == 0 && rfi_reader_open(&rd, &in, 1, x->e->delim, x->e->err) != 0)
         status = 1;
     else if (status == 0) {
         rd.op = RF_ENGINE_OP_TEMP_FILE;
         rfi_reader_map(&rd, rfi_reader_window(x->e->budget));
-        if (lseek(b->rec_fd, 0, SEEK_SET) < 0 || lseek(key_fd, 0, SEEK_SET) < 0)
-            status = io_error(x, b->rec_id, errno);
+        if (lseek(kb->f[REC].fd, 0, SEEK_SET) < 0 || lseek(key_fd, 0, SEEK_SET) < 0)
+            status = io_error(x, &kb->f[REC], errno);
         const unsigned char *data;
         size_t len;
         int got = 0;
@@ -729,7 +700,7 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
                 if (used == nkeys) {
                     const ssize_t k = read(key_fd, keys, sizeof keys);
                     if (k <= 0 || k % (ssize_t)sizeof *keys != 0) {
-                        status = io_error(x, b->key_id, k < 0 ? errno : EIO);
+                        status = io_error(x, &kb->f[KEY], k < 0 ? errno : EIO);
                         break;
                     }
                     nkeys = (size_t)k / sizeof *keys;
@@ -753,33 +724,34 @@ static int split_bucket(struct ext *x, struct bucket *b, unsigned used_bits)
     else
         free_buffers(s);
     if (status == 0)
-        status = finish_buckets(x, s->b, s->nb, used_bits + bits);
-    drop_buckets(x, s);
-    free_starts(s);
+        status = finish_buckets(x, s);
+    free_scatter(x, s);
     free(s);
     return status;
 }
 
-/* Whether bucket b is ordered in memory (else split again). */
-static int bucket_fits(const struct ext *x, const struct bucket *b, unsigned used_bits)
+/* Whether bucket i of s is ordered in memory (else split again). */
+static int bucket_fits(const struct ext *x, const struct scatter *s, unsigned i)
 {
-    return bucket_memory(b) <= order_budget(x) || b->records <= 1 || used_bits >= 64;
+    const struct bucket *b = &s->b[i];
+    return rfi_keyset_fits(s->set, i, bucket_memory(b), b->records, x->e->budget);
 }
 
-/* Pass 2 over the buckets bs[0..nb) of one scatter, in key order. */
-static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigned used_bits)
+/* Pass 2 over the buckets of one scatter, in key order. */
+static int finish_buckets(struct ext *x, struct scatter *s)
 {
     struct helper h = {.running = 0};
     int helping = 0; /* h holds bucket i (started while i - 1 was written) */
     int status = 0;
+    const unsigned nb = s->nb;
     for (unsigned i = 0; i < nb && status == 0; i++) {
-        struct bucket *b = &bs[i];
+        struct bucket *b = &s->b[i];
         if (!helping && (x->left == 0 || b->records == 0)) {
             drop_bucket(x, b);
             continue;
         }
-        if (!helping && !bucket_fits(x, b, used_bits)) {
-            status = split_bucket(x, b, used_bits);
+        if (!helping && !bucket_fits(x, s, i)) {
+            status = split_bucket(x, s, i);
             continue;
         }
         struct ready rd;
@@ -791,9 +763,9 @@ static int finish_buckets(struct ext *x, struct bucket *bs, unsigned nb, unsigne
             rd.b = b;
             ready_make(x, &rd);
         }
-        struct bucket *n = i + 1 < nb ? &bs[i + 1] : NULL;
+        struct bucket *n = i + 1 < nb ? &s->b[i + 1] : NULL;
         if (n && x->e->threads > 1 && rd.offs && x->left > b->records && n->records > 0 &&
-            bucket_fits(x, n, used_bits) &&
+            bucket_fits(x, s, i + 1) &&
             bucket_memory(b) + bucket_memory(n) <= order_budget(x)) {
             helper_start(&h, x, n);
             helping = 1;
@@ -829,25 +801,30 @@ static int scatter_one(void *ctx, uint64_t key, const unsigned char *rec, size_t
 int rfi_engine_external(struct engine *e, struct reader *rd)
 {
     struct ext x = {.e = e};
-    struct scatter *s = malloc(sizeof *s);
+    struct scatter *s = calloc(1, sizeof *s);
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
     int status = 1;
     if (!s)
         return rfi_engine_nomem(e->err);
-    rfi_raise_file_limit(); /* two files per bucket, 2 * 256 at a time at most */
-    rfi_spill_init(&x.spill, &x.t);
-    if (rfi_temps_open(&x.t, e) != 0) {
+    rfi_keyfiles_init(&x.kf, e);
+    rfi_spill_init(&x.spill, &x.kf.t);
+    if (rfi_keyfiles_open(&x.kf) != 0) {
         free(s);
         return 1;
     }
-    const unsigned bits = fanout_bits(e->size_hint, e->budget);
+    struct rfi_keyset *root =
+        rfi_keyset_new(0, UINT64_MAX, rfi_keyfiles_fanout(e->size_hint, e->budget), 2);
+    if (!root) {
+        rfi_engine_nomem(e->err);
+        goto done;
+    }
     rfi_engine_phase(e, RF_ENGINE_SCATTER, e->size_hint);
     struct walk w = {&x, s, 0};
     rd->giant = rfi_reader_giant(e->budget);
     rd->spill = rfi_spill_write;
     rd->spill_ctx = &x.spill;
-    if (scatter_open(&x, s, 0, bits) != 0 || rfi_engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {
+    if (scatter_open(&x, s, root) != 0 || rfi_engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {
         free_buffers(s);
         goto done;
     }
@@ -858,14 +835,13 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     e->record_bytes = 0; /* pass 2 reports bucket bytes itself */
     if (rfi_engine_begin(e, hbuf, hlen, x.left) != 0)
         goto done;
-    status = finish_buckets(&x, s->b, s->nb, bits);
+    status = finish_buckets(&x, s);
 done:
-    drop_buckets(&x, s);
+    free_scatter(&x, s);
     rfi_spill_close(&x.spill);
-    const int err = rfi_temps_close(&x.t);
+    const int err = rfi_keyfiles_close(&x.kf);
     if (err && status == 0)
-        status = rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, x.t.dir, err);
-    free_starts(s);
+        status = rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_TEMP_REMOVE, x.kf.t.dir, err);
     free(hbuf);
     free(s);
     return status;

@@ -32,31 +32,7 @@ RIFFLE="$build/riffle" BUILD="$build" \
     "$PYTHON" -m pytest -q -p no:cacheprovider --junitxml="$tmp/report.xml" tests/python \
     > "$tmp/log" 2>&1
 status=$?
-"$PYTHON" - "$tmp/report.xml" <<'PY'
-import sys
-import xml.etree.ElementTree as ET
-
-try:
-    cases = list(ET.parse(sys.argv[1]).getroot().iter("testcase"))
-except (OSError, ET.ParseError) as e:
-    print("1..1")
-    print("not ok 1 - pytest wrote no report: %s" % e)
-    sys.exit(0)
-print("1..%d" % len(cases))
-for i, c in enumerate(cases, 1):
-    name = "%s::%s" % (c.get("classname", "").rsplit(".", 1)[-1], c.get("name"))
-    skip = c.find("skipped")
-    bad = c.find("failure") if c.find("failure") is not None else c.find("error")
-    if bad is not None:
-        print("not ok %d - %s" % (i, name))
-        for line in (bad.get("message") or "").splitlines()[:5]:
-            print("#   " + line)
-    elif skip is not None:
-        reason = (skip.get("message") or "skipped").replace("\n", " ")
-        print("ok %d - %s # skip %s" % (i, name, reason))
-    else:
-        print("ok %d - %s" % (i, name))
-PY
+"$PYTHON" "$top/tests/checks/junit_tap.py" "$tmp/report.xml"
 # pytest's own failure (a collection error, say) shows in its log.
 if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
     sed 's/^/# /' "$tmp/log"

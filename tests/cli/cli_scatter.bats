@@ -221,6 +221,236 @@ only_transport_files() {
     [ "$(ls -A "$T/d" | tr '\n' ' ')" = "count.0 count.1 " ]
 }
 
+# counts DIR P FILE... [options]: step 1 of every task; scatters DIR P
+# SEED FILE...: step 2 of every task with --seed=SEED.
+counts() {
+    local dir=$1 p=$2 i; shift 2
+    for ((i = 0; i < p; i++)); do
+        "$RIFFLE" scatter --count --task=$i --tasks="$p" --dir="$dir" "$@"
+    done
+}
+scatters() {
+    local dir=$1 p=$2 seed=$3 i; shift 3
+    for ((i = 0; i < p; i++)); do
+        "$RIFFLE" scatter --task=$i --tasks="$p" --dir="$dir" --seed="$seed" "$@"
+    done
+}
+
+# gather_refused DIR P J PATTERN [ARGS...]: task J's gather (--seed=3, -o)
+# fails with a message matching PATTERN and writes no output.
+gather_refused() {
+    local dir=$1 p=$2 j=$3 pattern=$4; shift 4
+    run "$RIFFLE" gather --task="$j" --tasks="$p" --dir="$dir" --seed=3 -o "$T/o" "$@"
+    echo "gather $j: $output" >&2
+    [ "$status" -eq 1 ]
+    [[ "$output" == riffle:\ $pattern ]]
+    [ ! -e "$T/o" ]
+    [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
+    only_transport_files "$dir"
+}
+
+@test "packets of an earlier run in the same --dir: every gather refuses them" {
+    seq 1 3000 > "$T/a"
+    seq 1 9000 | sed 's/^/b/' > "$T/b"
+    mkdir "$T/d"
+    counts "$T/d" 2 "$T/a"
+    scatters "$T/d" 2 3 "$T/a"
+    # a new run starts in D: its counts, and part of its scatters
+    counts "$T/d" 2 "$T/b"
+    "$RIFFLE" scatter --task=1 --tasks=2 --dir="$T/d" --seed=3 "$T/b"
+    for j in 0 1; do
+        gather_refused "$T/d" 2 $j "$T/d/0.to.$j: scattered with input 1 (size 13893), but $T/d/count.0 has size 52893: the counts were made again since; rerun \`riffle scatter --task=0\`"
+    done
+    # its scatter of task 0 completes the new run
+    "$RIFFLE" scatter --task=0 --tasks=2 --dir="$T/d" --seed=3 "$T/b"
+    "$RIFFLE" --seed=3 "$T/b" > "$T/want"
+    for j in 0 1; do "$RIFFLE" gather --task=$j --tasks=2 --dir="$T/d" --seed=3; done > "$T/out"
+    cmp "$T/out" "$T/want"
+}
+
+@test "counts of two runs: the scatter and the gather refuse them" {
+    seq 1 3000 > "$T/a"
+    seq 1 9000 | sed 's/^/b/' > "$T/b"
+    mkdir "$T/d"
+    counts "$T/d" 2 "$T/a"
+    scatters "$T/d" 2 3 "$T/a"
+    "$RIFFLE" scatter --count --task=0 --tasks=2 --dir="$T/d" "$T/b"
+    gather_refused "$T/d" 2 1 "$T/d/count.1: counted with input 1 (size 13893), but $T/d/count.0 has size 52893: the counts are of two runs; rerun \`riffle scatter --count\`, then \`riffle scatter\`, on every task"
+    cp "$T/d/1.to.0" "$T/keep"
+    run "$RIFFLE" scatter --task=1 --tasks=2 --dir="$T/d" --seed=3 "$T/b"
+    [ "$status" -eq 1 ]
+    [[ "$output" == "riffle: $T/d/count.1: counted with input 1 (size 13893), but $T/b has size 52893: the count is of other inputs, or the input changed since it was counted; rerun \`riffle scatter --count\` on every task" ]]
+    cmp "$T/d/1.to.0" "$T/keep"
+}
+
+@test "a later run completed in the same --dir: refused for another key, or given the FILEs" {
+    seq 1 3000 > "$T/a"
+    seq 1 9000 | sed 's/^/b/' > "$T/b"
+    mkdir "$T/d"
+    counts "$T/d" 2 "$T/a"
+    scatters "$T/d" 2 3 "$T/a"
+    counts "$T/d" 2 "$T/b"
+    scatters "$T/d" 2 5 "$T/b"
+    # the first run's gathers (--seed=3) find the second run's packets
+    for j in 0 1; do
+        gather_refused "$T/d" 2 $j "$T/d/0.to.$j: scattered with another --seed or --random-source than this gather's: give every scatter and gather the same key (rerun \`riffle scatter --task=0\` with this gather's, or give the gather the scatter's)"
+    done
+    # with the same key, the gather given its FILEs tells the runs apart
+    scatters "$T/d" 2 3 "$T/b"
+    gather_refused "$T/d" 2 0 "$T/d/count.0: counted with input 1 (size 52893), but $T/a has size 13893: the directory holds the run of other inputs, or an input changed since; rerun every step" "$T/a"
+    gather_refused "$T/d" 2 1 "$T/d/count.0: counted with 1 input, but this gather has 2: the directory holds the run of other inputs, or an input changed since; rerun every step" "$T/b" "$T/b"
+    "$RIFFLE" --seed=3 "$T/b" > "$T/want"
+    for j in 0 1; do
+        "$RIFFLE" gather --task=$j --tasks=2 --dir="$T/d" --seed=3 "$T/b"
+    done > "$T/out"
+    cmp "$T/out" "$T/want"
+}
+
+@test "scatter tasks given different seeds: the gathers refuse the odd ones" {
+    seq 1 5000 > "$T/a"
+    mkdir "$T/d"
+    counts "$T/d" 3 "$T/a"
+    for i in 0 1 2; do
+        "$RIFFLE" scatter --task=$i --tasks=3 --dir="$T/d" --seed=$((42 + i)) "$T/a"
+    done
+    for j in 0 1 2; do
+        run "$RIFFLE" gather --task=$j --tasks=3 --dir="$T/d" --seed=42 -o "$T/o"
+        [ "$status" -eq 1 ]
+        [[ "$output" == "riffle: $T/d/1.to.$j: scattered with another --seed or --random-source than this gather's: "*"rerun \`riffle scatter --task=1\`"* ]]
+        [ ! -e "$T/o" ]
+    done
+    # the generator too
+    "$RIFFLE" scatter --task=1 --tasks=3 --dir="$T/d" --seed=42 "$T/a"
+    "$RIFFLE" scatter --task=2 --tasks=3 --dir="$T/d" --seed=42 --rng=pcg64 "$T/a"
+    run "$RIFFLE" gather --task=0 --tasks=3 --dir="$T/d" --seed=42
+    [ "$status" -eq 1 ]
+    [[ "$output" == "riffle: $T/d/2.to.0: scattered with --rng=pcg64, but this gather has --rng=chacha20: give every scatter and gather the same --rng"* ]]
+    [ -z "$(ls -A "$T" | grep '^\.riffle-' || true)" ]
+    only_transport_files "$T/d"
+}
+
+# edit_in_place FILE: one byte rewritten in place (line 3's '3' of a seq):
+# the same size and records, a new modification time (the tests set an old
+# one first, so that the new one differs whatever the clock's tick).
+edit_in_place() {
+    printf 'X' | dd of="$1" bs=1 seek=4 conv=notrunc 2> /dev/null
+}
+
+@test "an input edited in place at the same size between two scatter tasks is refused" {
+    seq 1 4000 > "$T/a"
+    touch -d @1600000000 "$T/a"
+    mkdir "$T/d"
+    counts "$T/d" 2 "$T/a"
+    "$RIFFLE" scatter --task=0 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
+    edit_in_place "$T/a"
+    run "$RIFFLE" scatter --task=1 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == "riffle: $T/d/count.0: counted with input 1 (modified 2020-09-13 12:26:40.000000000 UTC), but $T/a has modified "*" UTC: the count is of other inputs, or the input changed since it was counted; rerun \`riffle scatter --count\` on every task" ]]
+    [ -z "$(ls -A "$T/d" | grep '^1\.to\.' || true)" ]
+    only_transport_files "$T/d"
+}
+
+@test "an input edited in place at the same size between count and scatter is refused" {
+    seq 1 4000 > "$T/a"
+    touch -d @1600000000 "$T/a"
+    mkdir "$T/d"
+    counts "$T/d" 2 "$T/a"
+    edit_in_place "$T/a"
+    for i in 0 1; do
+        run "$RIFFLE" scatter --task=$i --tasks=2 --dir="$T/d" --seed=3 "$T/a"
+        [ "$status" -eq 1 ]
+        [[ "$output" == *"the input changed since it was counted; rerun \`riffle scatter --count\` on every task" ]]
+    done
+    [ "$(ls -A "$T/d" | tr '\n' ' ')" = "count.0 count.1 " ]
+    # counted again, the run goes through
+    counts "$T/d" 2 "$T/a"
+    scatters "$T/d" 2 3 "$T/a"
+    "$RIFFLE" --seed=3 "$T/a" > "$T/want"
+    for j in 0 1; do "$RIFFLE" gather --task=$j --tasks=2 --dir="$T/d" --seed=3; done > "$T/out"
+    cmp "$T/out" "$T/want"
+}
+
+@test "--tasks, --header or -z unlike the counts: the option and both values named" {
+    seq 1 2000 > "$T/a"
+    mkdir "$T/d"
+    counts "$T/d" 2 "$T/a" --header=1
+    run "$RIFFLE" scatter --task=1 --tasks=3 --dir="$T/d" --seed=3 --header=1 "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == "riffle: $T/d/count.0: counted with --tasks=2, but this scatter has --tasks=3: give every step the same options, or rerun \`riffle scatter --count\` with these on every task" ]]
+    run "$RIFFLE" scatter --task=1 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == "riffle: $T/d/count.0: counted with --header=1, but this scatter has --header=0: "* ]]
+    run "$RIFFLE" scatter --task=0 --tasks=2 --dir="$T/d" --seed=3 --header=1 -z "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == "riffle: $T/d/count.0: counted with no -z, but this scatter has -z: "* ]]
+    [ "$(ls -A "$T/d" | tr '\n' ' ')" = "count.0 count.1 " ]
+    scatters "$T/d" 2 3 "$T/a" --header=1
+    run "$RIFFLE" gather --task=0 --tasks=3 --dir="$T/d" --seed=3 -o "$T/o"
+    [ "$status" -eq 1 ]
+    [[ "$output" == "riffle: $T/d/count.0: counted with --tasks=2, but this gather has --tasks=3: give every step the same --tasks" ]]
+    [ ! -e "$T/o" ]
+    only_transport_files "$T/d"
+}
+
+@test "the files of a run record its identity and a hash of the key, never the key" {
+    seq 1 3000 > "$T/a"
+    head -c 32 /dev/urandom > "$T/key"
+    mkdir "$T/d"
+    counts "$T/d" 2 "$T/a"
+    for i in 0 1; do
+        "$RIFFLE" scatter --task=$i --tasks=2 --dir="$T/d" --random-source="$T/key" "$T/a"
+    done
+    ino=$(stat -c %i "$T/a")
+    [ "$(head -n 6 "$T/d/1.to.0")" = "riffle run 1
+step packets
+tasks 2
+header 0
+delimiter newline
+inputs 1" ]
+    [[ "$(sed -n 7p "$T/d/1.to.0")" == "input file 13893 "*.?????????" $ino" ]]
+    # neither the key's bytes nor its hex digits are in any file
+    /usr/bin/python3 -c 'import sys
+k = open(sys.argv[1], "rb").read()
+sys.exit(any(x in open(f, "rb").read() for f in sys.argv[2:] for x in (k, k.hex().encode())))' \
+        "$T/key" "$T"/d/*
+    grep -q '^key [0-9a-f]\{32\}$' "$T/d/0.to.1"
+}
+
+@test "a count file of another version or task is refused" {
+    seq 1 100 > "$T/a"
+    mkdir "$T/d"
+    printf '40\n' > "$T/d/count.0"
+    run "$RIFFLE" scatter --task=1 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == "riffle: $T/d/count.0: not the count of task 0 of this version of riffle: run \`riffle scatter --count --task=0\` first" ]]
+    "$RIFFLE" scatter --count --task=1 --tasks=2 --dir="$T/d" "$T/a"
+    cp "$T/d/count.1" "$T/d/count.0"
+    run "$RIFFLE" scatter --task=1 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"count.0: not the count of task 0"* ]]
+    [ "$(ls -A "$T/d" | tr '\n' ' ')" = "count.0 count.1 " ]
+}
+
+@test "a count, packet or header file cut short anywhere in its identity is refused" {
+    seq 1 200 > "$T/a"
+    dist "$T/d" 2 -- "$T/a"
+    local f n k
+    for f in count.1 1.to.0 header; do
+        cp "$T/d/$f" "$T/keep"
+        n=$(grep -b -m1 '^end$' "$T/keep" | cut -d: -f1)
+        for ((k = 0; k <= n + 3; k++)); do
+            head -c "$k" "$T/keep" > "$T/d/$f"
+            run "$RIFFLE" gather --task=0 --tasks=2 --dir="$T/d" --seed=3 -o "$T/o"
+            [ "$status" -eq 1 ] || { echo "$f cut at $k: status $status" >&2; false; }
+            [[ "$output" == "riffle: $T/d/$f: not "* ]] || { echo "$f at $k: $output" >&2; false; }
+            [ ! -e "$T/o" ]
+        done
+        cp "$T/keep" "$T/d/$f"
+    done
+    "$RIFFLE" gather --task=0 --tasks=2 --dir="$T/d" --seed=3 -o "$T/o"
+    only_transport_files "$T/d"
+}
+
 @test "bad --task, --tasks, missing options, missing --seed: usage errors" {
     seq 1 10 > "$T/a"
     mkdir "$T/d"

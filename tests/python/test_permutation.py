@@ -1,5 +1,6 @@
 """riffle.Permutation: a bijection at every size, inverse, slicing, vector
 and scalar agree, equality with `riffle perm` and `riffle -i`."""
+import pickle
 import sys
 
 import numpy as np
@@ -112,3 +113,27 @@ def test_fairness_table_mode_chi_square():
     assert len(counts) == 6
     chi2 = sum((c - 1000) ** 2 / 1000 for c in counts.values())
     assert chi2 < 25.7
+
+
+@pytest.mark.parametrize("n", [10**9, 2**64, 2**21 + 3, 2**20])
+def test_slices_on_threads_equal_one_thread(n):
+    """A long slice is cut into parts computed on several threads: the
+    values are those of one thread, and of the scalar evaluation."""
+    first = n // 3
+    count = 3 * 2**17 + 5
+    one = riffle.Permutation(n, seed=5, threads=1)[first:first + count]
+    for threads in (2, 3, 7):
+        p = riffle.Permutation(n, seed=5, threads=threads)
+        got = p[first:first + count]
+        assert np.array_equal(got, one)
+        for i in (0, 1, 2**16 - 1, 2**16, count // 2, count - 1):
+            assert int(got[i]) == p[first + i]
+
+
+def test_threads_argument():
+    with pytest.raises(ValueError, match="threads"):
+        riffle.Permutation(10, seed=1, threads=-1)
+    with pytest.raises(TypeError):
+        riffle.Permutation(10, seed=1, threads=1.5)
+    p = pickle.loads(pickle.dumps(riffle.Permutation(10**9, seed=1, threads=2)))
+    assert np.array_equal(p[0:100], riffle.Permutation(10**9, seed=1)[0:100])
