@@ -8,6 +8,8 @@
 #   WEAK=MIB    the weak-scaling share per rank (default 256): files of
 #               P x WEAK MiB on P ranks
 #   PS="1 2 4"  the rank counts
+#   OLD=DIR     a second build (e.g. one from before a change): its riffle-mpi
+#               runs too, in the row after each of this build's
 #   KEEP=1      keep the generated files in $TMPDIR (default /tmp)
 #
 # Every command writes its output to a file in $TMPDIR (riffle-mpi needs a
@@ -50,25 +52,27 @@ timed() {
 }
 
 # the stats of the last riffle-mpi run: the largest peak RSS (MiB) and bytes
-# sent (MB) of any rank, and rank 0's phases (count exchange sizes write commit)
+# sent (MB) of any rank, rank 0's phases (count exchange sizes write commit),
+# and the bytes all ranks sent (MB; self included)
 stats() {
     awk '/^riffle-mpi: stats: [0-9]/ {
-            if ($13 > rss) rss = $13; if ($9 > sent) sent = $9
+            if ($13 > rss) rss = $13; if ($9 > sent) sent = $9; all += $9
             if ($3 == 0) ph = sprintf("%.2f / %.2f / %.2f / %.2f / %.2f", $4, $5, $6, $7, $8) }
-         END { printf "%.0f|%.0f|%s\n", rss, sent, ph }' "$tmp/riffle-bench-mpi.err"
+         END { printf "%.0f|%.0f|%s|%.1f\n", rss, sent, ph, all }' "$tmp/riffle-bench-mpi.err"
 }
 
 header() {
     echo
-    echo "| case | P | threads per rank | wall s | CPU s | MB/s | peak RSS per rank MiB (target) | sent per rank MB | rank 0: count / exchange / sizes / write / commit s | wall vs riffle |"
-    echo "|---|---|---|---|---|---|---|---|---|---|"
+    echo "| case | P | threads per rank | wall s | CPU s | MB/s | peak RSS per rank MiB (target) | sent per rank MB | rank 0: count / exchange / sizes / write / commit s | wall vs riffle | CPU vs riffle | wire bytes per input byte |"
+    echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 }
 
 # riffle_row CASE FILE: single-process riffle, all cores; its output kept
 riffle_row() {
     timed "$2" "$riffle" --seed=1 "$2" -o "$want"
     base=$wall
-    printf '| %s | riffle | %s | %s | %s | %s | %.0f | - | - | 1.00x |\n' "$1" "$cores" "$wall" \
+    base_cpu=$cpu
+    printf '| %s | riffle | %s | %s | %s | %s | %.0f | - | - | 1.00x | 1.00x | - |\n' "$1" "$cores" "$wall" \
         "$cpu" "$mbs" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
 }
 
@@ -79,11 +83,23 @@ mpi_row() {
     [ "$th" -ge 1 ] || th=1
     timed "$2" mpirun.openmpi -np "$p" "$rmpi" --seed=1 --threads="$th" --stats "$2" -o "$out"
     cmp -s "$want" "$out" || { echo "bench_mpi: P=$p: not riffle's bytes" >&2; exit 1; }
+    rm -f "$out"
     st=$(stats)
     target=$(awk -v b="$bytes" -v p="$p" 'BEGIN { printf "%.0f", b / p * 1.5 / 1048576 + 64 }')
-    printf '| %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %sx |\n' "$1" "$p" "$th" "$wall" \
-        "$cpu" "$mbs" "${st%%|*}" "$target" "$(echo "$st" | cut -d'|' -f2)" \
-        "$(echo "$st" | cut -d'|' -f3)" "$(awk -v t="$wall" -v b="$base" 'BEGIN { printf "%.2f", t / b }')"
+    printf '| %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %sx | %sx | %s |\n' "$1" "$p" "$th" \
+        "$wall" "$cpu" "$mbs" "${st%%|*}" "$target" "$(echo "$st" | cut -d'|' -f2)" \
+        "$(echo "$st" | cut -d'|' -f3)" "$(awk -v t="$wall" -v b="$base" 'BEGIN { printf "%.2f", t / b }')" \
+        "$(awk -v t="$cpu" -v b="$base_cpu" 'BEGIN { printf "%.2f", (b > 0) ? t / b : 0 }')" \
+        "$(awk -v s="$(echo "$st" | cut -d'|' -f4)" -v b="$bytes" 'BEGIN { printf "%.3f", s * 1e6 / b }')"
+}
+
+# old_row CASE FILE P: mpi_row with OLD's riffle-mpi, when OLD is set
+old_row() {
+    [ -n "${OLD:-}" ] || return 0
+    new_rmpi=$rmpi
+    rmpi=$OLD/riffle-mpi
+    mpi_row "$@"
+    rmpi=$new_rmpi
 }
 
 echo "## riffle-mpi benchmark"
@@ -105,7 +121,10 @@ echo
 echo "### Strong scaling: one file of $(awk -v b="$(wc -c < "$big")" 'BEGIN { printf "%.0f MB", b / 1e6 }')"
 header
 riffle_row strong "$big"
-for p in $ps; do mpi_row strong "$big" "$p"; done
+for p in $ps; do
+    mpi_row strong "$big" "$p"
+    old_row "strong (OLD)" "$big" "$p"
+done
 
 echo
 echo "### Weak scaling: $weak MiB per rank"
@@ -115,6 +134,7 @@ for p in $ps; do
     head -c $((p * weak * 1048576)) "$src" > "$f"
     riffle_row "weak $p x $weak MiB" "$f"
     mpi_row "weak $p x $weak MiB" "$f" "$p"
+    old_row "weak $p x $weak MiB (OLD)" "$f" "$p"
     [ "${KEEP:-0}" = 1 ] || rm -f "$f"
 done
 echo

@@ -4,10 +4,12 @@
  *     of 2 -- the gather must refuse them (RF_EINVAL) or take them, and then
  *     write them; never crash;
  *   odd: the rest cut at newlines into records, each made unique by its
- *     number ("<i>:..."), given keys from 4 values (ties on purpose), packed
- *     in well-formed version-1 frames by hand, half from part 0 and half
- *     from part 1, added part 1 first -- the output must hold every record
- *     once, by non-decreasing key. */
+ *     number ("<i>:..."), keyed by the keyed order of a seed from the
+ *     second byte; the records of owner 0 of 2 packed by hand in
+ *     well-formed version-2 frames (record numbers as gaps), half from
+ *     part 0 and half from part 1, added part 1 first, through the copying
+ *     add or in place (a gather buffer) -- the output must hold each of
+ *     those records once, by increasing key. */
 #define _GNU_SOURCE /* memfd_create */
 #include <riffle.h>
 #include <riffle_engine.h>
@@ -90,35 +92,77 @@ static void raw(const rf_engine_options *o, const unsigned char *data, size_t si
     rf_engine_gather_close(g);
 }
 
-/* A frame of records [from, to) of part `part`. */
-static void frame(struct out *f, unsigned part, char **rec, size_t *len, const uint64_t *key,
-                  size_t from, size_t to)
+static void put_varint(struct out *o, uint64_t v)
+{
+    while (v >= 0x80) {
+        put_u(o, (v & 0x7f) | 0x80, 1);
+        v >>= 7;
+    }
+    put_u(o, v, 1);
+}
+
+/* A frame of the records of [from, to) that `mine` marks, of part `part`. */
+static void frame(struct out *f, unsigned part, char **rec, size_t *len, const uint8_t *mine,
+                  size_t from, size_t to, uint64_t check)
 {
     struct out payload = {0};
+    uint64_t records = 0, first = 0, last = 0;
     for (size_t i = from; i < to; i++) {
-        put_u(&payload, key[i], 8);
-        put_u(&payload, i, 8);
-        put_u(&payload, len[i], 8);
+        if (!mine[i])
+            continue;
+        if (records == 0)
+            first = i;
+        put_varint(&payload, records == 0 ? 0 : i - last - 1);
         put(&payload, rec[i], len[i]);
+        last = i;
+        records++;
     }
+    if (records == 0)
+        return; /* a scatter sends no empty frame */
     put(f, "RFPK", 4);
-    put_u(f, 1, 4);
+    put_u(f, 2, 4);
     put_u(f, part, 4);
     put_u(f, 2, 4);
     put_u(f, 0, 4);
-    put_u(f, 1, 4);
-    put_u(f, to - from, 8);
+    put_u(f, 2, 4);
+    put_u(f, '\n', 4);
+    put_u(f, 0, 4);
+    put_u(f, records, 8);
     put_u(f, payload.len, 8);
-    if (payload.len)
-        put(f, payload.p, payload.len);
+    put_u(f, first, 8);
+    put_u(f, check, 8);
+    put(f, payload.p, payload.len);
     free(payload.p);
 }
 
-static void built(const rf_engine_options *o, const unsigned char *data, size_t size)
+/* Packets of part `part` to g: copied, or received into a gather buffer. */
+static void hand_over(rf_engine_gather *g, unsigned part, const struct out *f, int in_place)
 {
+    rf_engine_error e;
+    if (!in_place) {
+        CHECK(rf_engine_gather_add(g, part, f->p, f->len, &e) == RF_OK);
+        return;
+    }
+    void *b;
+    CHECK(rf_engine_gather_buffer(g, f->len, &b, &e) == RF_OK);
+    if (f->len)
+        memcpy(b, f->p, f->len);
+    size_t lens[2] = {0, 0};
+    lens[part] = f->len;
+    CHECK(rf_engine_gather_recv(g, b, lens, &e) == RF_OK);
+}
+
+static void built(rf_engine_options *o, const unsigned char *data, size_t size)
+{
+    if (size < 1)
+        return;
+    CHECK(rf_seed_u64(o->key, data[0]) == RF_OK);
+    const int in_place = data[0] & 1;
+    data++, size--;
     char *rec[MAX_RECORDS];
     size_t len[MAX_RECORDS], n = 0, start = 0;
-    uint64_t key[MAX_RECORDS];
+    uint64_t key[MAX_RECORDS], check;
+    uint8_t mine[MAX_RECORDS];
     for (size_t i = 0; i <= size && n < MAX_RECORDS; i++) {
         if (i < size && data[i] != '\n')
             continue;
@@ -131,36 +175,42 @@ static void built(const rf_engine_options *o, const unsigned char *data, size_t 
         memcpy(rec[n] + head, data + start, body);
         rec[n][head + (int)body] = '\n';
         len[n] = (size_t)head + body + 1;
-        key[n] = (uint64_t)(data[start < size ? start : 0] & 3) << 62 | (n % 3);
         n++;
         start = i + 1;
     }
+    rf_keyed_order ko;
+    CHECK(rf_keyed_order_init(&ko, o->rng, o->key) == RF_OK);
+    CHECK(n == 0 || rf_keyed_keys(&ko, 0, key, n) == RF_OK);
+    CHECK(rf_keyed_keys(&ko, UINT64_MAX, &check, 1) == RF_OK);
+    size_t ours = 0;
+    for (size_t i = 0; i < n; i++)
+        ours += mine[i] = rf_engine_owner(key[i], 2) == 0;
     rf_engine_gather *g;
     rf_engine_error e;
     CHECK(rf_engine_gather_open(&g, o, 2, &e) == RF_OK);
     struct out f1 = {0}, f0 = {0};
-    frame(&f1, 1, rec, len, key, n / 2, n);
-    frame(&f0, 0, rec, len, key, 0, n / 2);
-    CHECK(rf_engine_gather_add(g, 1, f1.p, f1.len, &e) == RF_OK);
-    CHECK(rf_engine_gather_add(g, 0, f0.p, f0.len, &e) == RF_OK);
-    CHECK(rf_engine_gather_records(g) == n);
+    frame(&f1, 1, rec, len, mine, n / 2, n, check);
+    frame(&f0, 0, rec, len, mine, 0, n / 2, check);
+    hand_over(g, 1, &f1, in_place);
+    hand_over(g, 0, &f0, in_place);
+    CHECK(rf_engine_gather_records(g) == ours);
     struct out out = {0};
     write_all(g, &out);
-    /* every record once, keys non-decreasing */
+    /* each record of owner 0 once, keys increasing */
     unsigned char seen[MAX_RECORDS] = {0};
     size_t at = 0, count = 0;
     uint64_t last = 0;
     while (at < out.len) {
         const size_t i = (size_t)strtoul((const char *)out.p + at, NULL, 10);
-        CHECK(i < n && !seen[i]);
+        CHECK(i < n && mine[i] && !seen[i]);
         seen[i] = 1;
         CHECK(out.len - at >= len[i] && memcmp(out.p + at, rec[i], len[i]) == 0);
-        CHECK(count == 0 || key[i] >= last);
+        CHECK(count == 0 || key[i] > last);
         last = key[i];
         at += len[i];
         count++;
     }
-    CHECK(count == n);
+    CHECK(count == ours);
     rf_engine_gather_close(g);
     for (size_t i = 0; i < n; i++)
         free(rec[i]);

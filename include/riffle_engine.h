@@ -454,20 +454,34 @@ RF_API RF_NODISCARD rf_status rf_engine_shuffle(const rf_engine_options *o,
  * while it is used fails the call (RF_EIO, RF_ENGINE_OP_CHANGED) when that is
  * seen: at the end of rf_engine_part_count and of the scatter.
  *
- * The wire format (version 1).  What rf_engine_scatter_next gives an owner
- * is zero or more frames; all integers little-endian:
- *   frame:  "RFPK" | u32 version = 1 | u32 part | u32 parts | u32 owner |
- *           u32 owners | u64 records | u64 payload bytes | payload
+ * The wire format (version 2).  What rf_engine_scatter_next gives an owner
+ * is zero or more frames; all integers little-endian, varints unsigned
+ * LEB128 (7 bits a byte, low group first, high bit set while more follow):
+ *   frame:  "RFPK" | u32 version = 2 | u32 part | u32 parts | u32 owner |
+ *           u32 owners | u32 delimiter | u32 0 | u64 records |
+ *           u64 payload bytes | u64 first | u64 check | payload
  *   payload: records entries, each
- *           u64 key | u64 record number (global, from 0 after the header) |
- *           u64 length | the record's bytes (length of them, delimiter
- *           included: an unterminated last record has its delimiter added)
- * So packets can travel through files or messages between machines of any
- * byte order.  A reader refuses another magic or version (RF_EINVAL).
+ *           varint gap | the record's bytes, through its delimiter (an
+ *           unterminated last record has its delimiter added)
+ * Record numbers are global, from 0 after the header: an entry's number is
+ * first + gap for the frame's first entry, and the previous entry's number
+ * + 1 + gap after it (a scatter writes gap 0 for the first entry).  No key
+ * is sent: the gather draws k_i again from the keyed order, and refuses a
+ * record whose key is not its owner's.  The check is the key of record
+ * number 2^64 - 1 of the run's keyed order: a function of the seed and the
+ * generator that reveals neither, so packets of another seed or generator
+ * are refused even with one owner.  On 50-byte lines this is about 1.02
+ * bytes on the wire per input byte (one byte of gap per record while fewer
+ * than 128 records for other owners lie between two of an owner's).  So
+ * packets can travel through files or messages between machines of any
+ * byte order.  A reader refuses another magic, version, delimiter or check
+ * (RF_EINVAL); version 1 packets (a key, number and length of 8 bytes each
+ * per record) are no longer read.
  *
  * The options of the three steps must be equal in rng, key, delim and header
- * (the gather uses rng and key for ties, and memory, tmpdir, threads and the
- * temp callback for itself).  o->count is ignored by all of them: the front
+ * (the gather uses rng and key for the keys and ties, and memory, tmpdir,
+ * threads and the temp callback for itself; it learns the delimiter, as the
+ * owner, from the first frame, and refuses frames that differ).  o->count is ignored by all of them: the front
  * end gives a count to rf_engine_gather_write, and for the whole run's first
  * K records sums rf_engine_gather_records over owners in order.  No progress
  * is reported (o->progress is not called): a front end counts rounds,
@@ -521,7 +535,11 @@ RF_API RF_NODISCARD rf_status rf_engine_scatter_open(rf_engine_scatter **s,
  * the next one's entry would take its owner's frame past `room` bytes; a
  * record too large for room goes whole (records are never cut), as the only
  * entry of its owner's frame in that round, which is then larger than room.
- * The packets stay valid until the next call or rf_engine_scatter_close.
+ * The packets of a round are one buffer, owner d's at a fixed stride
+ * (out[d] - out[0] = d * stride when both are non-empty), so a transport
+ * can send them in place; they stay valid until the second call after it
+ * (two buffers take turns, so one round can travel while the next is
+ * packed) or rf_engine_scatter_close.
  * *done is set to 1 when the part has no record left after this round (an
  * empty part: at the first call); later calls give empty rounds.  Each owner
  * must receive its rounds in order; different owners' rounds are independent.
@@ -538,9 +556,9 @@ RF_API uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *
 RF_API void rf_engine_scatter_close(rf_engine_scatter *s);
 
 /* Gather: one owner's packets from every part, put in the keyed order and
- * written.  Records are held in memory up to about o->memory (their bytes,
- * a few bytes of number and length, and 16 bytes per record for the
- * order); beyond it, everything held is spilled to bucket files
+ * written.  Records are held in memory up to about o->memory (the packets
+ * as they came, parsed in place, and 16 bytes per record for the order);
+ * beyond it, everything held is spilled to bucket files
  * (ranges of this owner's keys) in o->tmpdir ($TMPDIR, /tmp): temporary
  * files as rf_engine_shuffle makes them ("Temporary files": unnamed where
  * the file system allows, else or with o->named_temps in a fresh directory
@@ -565,15 +583,38 @@ RF_API RF_NODISCARD rf_status rf_engine_gather_open(rf_engine_gather **g,
 
 /* Add packets[0..len) from part from_part: whole frames (any number, len 0
  * included), each part's in the order its scatter made them; parts may come
- * in any interleaving.  The bytes are copied.  Returns RF_OK; RF_EINVAL for
- * packets that are not whole version-1 frames from that part for this
- * gather's parts and owner (another owner's, a key outside the owner's
- * range, record numbers not increasing), or after the first _bytes or
- * _write; RF_ENOMEM; RF_EIO when a spill fails (temporary directory or
- * file).  After a failure the gather can only be closed. */
+ * in any interleaving.  The bytes are copied (once, into the gather's
+ * buffers, where they are then held).  Returns RF_OK; RF_EINVAL for
+ * packets that are not whole version-2 frames from that part for this
+ * gather's parts, owner, delimiter and keyed order (another owner's,
+ * another seed's, a key outside the owner's range, record numbers not
+ * increasing), or after the first _bytes or _write; RF_ENOMEM; RF_EIO when
+ * a spill fails (temporary directory or file).  After a failure the gather
+ * can only be closed. */
 RF_API RF_NODISCARD rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part,
                                                    const void *packets, size_t len,
                                                    rf_engine_error *err);
+
+/* Receiving without a copy: memory of the gather's own, `len` bytes at
+ * *buf, for a transport to receive packets into (MPI_Recv, read(2)...) and
+ * then hand over with rf_engine_gather_recv, which parses them where they
+ * lie and keeps them: the records are ordered and written from there.
+ * Several buffers may be out at once (a pipelined transport receives one
+ * round while the gather parses the last); a spill never frees one that
+ * is out.  Buffers never handed over are freed by rf_engine_gather_close.
+ * Returns RF_OK, RF_ENOMEM, RF_EINVAL (after a failure or the end of the
+ * adding). */
+RF_API RF_NODISCARD rf_status rf_engine_gather_buffer(rf_engine_gather *g, size_t len,
+                                                      void **buf, rf_engine_error *err);
+
+/* Hand over a buffer of rf_engine_gather_buffer (buf as it was given): it
+ * holds the packets of part 0 (len[0] bytes), then of part 1 (len[1]), ...
+ * of every part (len has `parts` entries, their sum at most the buffer's
+ * size; 0 for a part with none).  As rf_engine_gather_add for each part in
+ * turn, but in place; the buffer is the gather's from then on, whatever the
+ * result (RF_EINVAL also for a buf that is not one given out). */
+RF_API RF_NODISCARD rf_status rf_engine_gather_recv(rf_engine_gather *g, void *buf,
+                                                    const size_t *len, rf_engine_error *err);
 
 /* The owner the packets were for, and of how many: 1 with *owner and
  * *owners set once a frame was added, else 0.  (A front end that knows

@@ -5,11 +5,14 @@
  * the header cut into P ranges), numbers its records from `first`, the
  * records of the parts before it (MPI_Exscan), and scatters them by owner
  * (rf_engine_scatter).  The packets travel in rounds: MPI_Alltoall of the
- * byte counts, then MPI_Alltoallv of the packets, each round at most
- * `room` bytes per owner, so that counts and displacements stay far below
- * the 2^31 of MPI's int arguments; an MPI_Allreduce after each round says
- * whether every rank is done, or one failed.  Each rank feeds what it
- * receives to its gather, part by part, in the order the parts sent it.
+ * byte counts, an MPI_Allreduce that says whether every rank is done, or
+ * one failed, then MPI_Ialltoallv of the packets, each round at most `room`
+ * bytes per owner, so that counts and displacements stay far below the
+ * 2^31 of MPI's int arguments.  The packets are sent from where the scatter
+ * packed them and received into memory of the gather's own, which parses
+ * and keeps them there (rf_engine_gather_buffer, _recv): no copy on either
+ * side.  The rounds overlap: while one travels, the last is parsed and the
+ * next packed.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -42,14 +45,19 @@ static size_t round_room(int size)
     return room < ROUND_MIN ? ROUND_MIN : room > ROUND_MAX ? ROUND_MAX : room;
 }
 
-/* The buffers of one round. */
+/* The buffers of the rounds in flight.  Round k's packets are sent from
+ * the scatter's buffer (or, when they cannot be reached from one base
+ * address, from sbuf[k % 2]) into a buffer of the gather's own. */
 struct round {
     int *scount, *sdispl, *rcount, *rdispl;
-    unsigned char *sbuf, *rbuf;
-    size_t scap, rcap;
-    size_t *len;
+    unsigned char *sbuf[2];
+    size_t scap[2];
+    size_t *len, *rlen;
     const void **out;
     MPI_Aint *addr; /* the packets' addresses, for in_place */
+    void *rbuf;     /* the gather's buffer of the round in flight */
+    void *prev;     /* the last round's, received, not yet parsed */
+    size_t *prev_len;
 };
 
 static int round_init(struct round *r, int size)
@@ -61,9 +69,12 @@ static int round_init(struct round *r, int size)
     r->rcount = calloc(n, sizeof *r->rcount);
     r->rdispl = calloc(n, sizeof *r->rdispl);
     r->len = calloc(n, sizeof *r->len);
+    r->rlen = calloc(n, sizeof *r->rlen);
+    r->prev_len = calloc(n, sizeof *r->prev_len);
     r->out = calloc(n, sizeof *r->out);
     r->addr = calloc(n, sizeof *r->addr);
-    return r->scount && r->sdispl && r->rcount && r->rdispl && r->len && r->out && r->addr
+    return r->scount && r->sdispl && r->rcount && r->rdispl && r->len && r->rlen &&
+                   r->prev_len && r->out && r->addr
                ? 0
                : -1;
 }
@@ -75,10 +86,12 @@ static void round_free(struct round *r)
     free(r->rcount);
     free(r->rdispl);
     free(r->len);
+    free(r->rlen);
+    free(r->prev_len);
     free(r->out);
     free(r->addr);
-    free(r->sbuf);
-    free(r->rbuf);
+    free(r->sbuf[0]);
+    free(r->sbuf[1]);
 }
 
 /* A buffer that only grows, with an eighth more than asked: a round's
@@ -98,11 +111,12 @@ static int reserve(unsigned char **buf, size_t *cap, size_t need)
 }
 
 /* The displacements of the packets from the lowest of them, when they all
- * fit MPI's int: the send then reads the scatter's frames where they lie,
- * wherever the allocator put them, instead of a copy of them in one block.
- * MPI_Get_address and MPI_Aint_diff are MPI's portable address arithmetic
- * (MPI 3.1, section 4.1.5).  Returns the lowest packet, or NULL when they
- * do not fit (or there are none). */
+ * fit MPI's int: the send then reads the scatter's frames where they lie
+ * (the scatter lays a round's frames in one buffer, owner d's at d times a
+ * stride) instead of a copy of them in one block.  MPI_Get_address and
+ * MPI_Aint_diff are MPI's portable address arithmetic (MPI 3.1, section
+ * 4.1.5).  Returns the lowest packet, or NULL when they do not fit (or
+ * there are none). */
 static const void *in_place(const struct job *j, const struct round *r)
 {
     int low = -1;
@@ -128,15 +142,13 @@ static const void *in_place(const struct job *j, const struct round *r)
     return r->out[low];
 }
 
-/* The send side of a round: counts and displacements from the scatter's
- * packets, and the buffer they are taken from -- the scatter's own when its
- * packets are one block in owner order or all lie within reach of the
- * lowest (in_place), else a copy of them in owner order.  Returns the
- * buffer, or NULL with the failure recorded. */
-static const void *pack(struct job *j, struct round *r)
+/* The send side of round k: counts and displacements from the scatter's
+ * packets, and the buffer they are taken from -- the scatter's own
+ * (in_place), else a copy of them in owner order in sbuf[k % 2].  Returns
+ * the buffer, or NULL with the failure recorded. */
+static const void *pack(struct job *j, struct round *r, uint64_t k)
 {
     size_t total = 0;
-    int contiguous = 1;
     for (int d = 0; d < j->size; d++) {
         if (r->len[d] > (size_t)INT_MAX - total) {
             job_fail(j, "a round of more than 2 GiB for MPI (a record that large?)");
@@ -144,77 +156,129 @@ static const void *pack(struct job *j, struct round *r)
         }
         r->scount[d] = (int)r->len[d];
         r->sdispl[d] = (int)total;
-        if (d > 0 && r->len[d] > 0 &&
-            (const unsigned char *)r->out[d] != (const unsigned char *)r->out[0] + total)
-            contiguous = 0;
         total += r->len[d];
     }
     j->st.sent += total;
-    if (total == 0 || (contiguous && r->len[0] > 0))
-        return total ? r->out[0] : r->sbuf;
+    const int b = (int)(k % 2);
+    if (total == 0)
+        return r->sbuf[b];
     const void *base = in_place(j, r);
     if (base)
         return base;
-    if (reserve(&r->sbuf, &r->scap, total) != 0) {
+    if (reserve(&r->sbuf[b], &r->scap[b], total) != 0) {
         job_fail(j, "memory exhausted");
         return NULL;
     }
     for (int d = 0; d < j->size; d++)
         if (r->len[d])
-            memcpy(r->sbuf + r->sdispl[d], r->out[d], r->len[d]);
-    return r->sbuf;
+            memcpy(r->sbuf[b] + r->sdispl[d], r->out[d], r->len[d]);
+    return r->sbuf[b];
 }
 
-/* One round: this rank's packets out (none once done), every rank's
- * packets for it in and into the gather.  The ranks agree on failures
- * before the packets move (every receiver's buffer must be ready: a
- * collective cannot be left half-way), and a failure of the gather is
- * seen at the next agreement.  Returns 1 while some rank has more, 0 when
- * all are done or one failed. */
-static int one_round(struct job *j, struct round *r, rf_engine_scatter *s, rf_engine_gather *g,
-                     size_t room, int *done)
+/* The next round of this rank's packets (none once done, or after a
+ * failure): r->len, r->out, and the send buffer. */
+static const void *next_packets(struct job *j, struct round *r, rf_engine_scatter *s,
+                                size_t room, uint64_t k, int *done)
 {
-    const size_t n = (size_t)j->size;
-    const void *sbuf = NULL;
-    memset(r->len, 0, n * sizeof *r->len);
+    memset(r->len, 0, (size_t)j->size * sizeof *r->len);
     if (!*done && !j->err.failed) {
         rf_engine_error e;
         if (rf_engine_scatter_next(s, room, r->out, r->len, done, &e) != RF_OK)
             job_fail_engine(j, &e);
     }
-    if (!j->err.failed)
-        sbuf = pack(j, r);
+    const void *sbuf = j->err.failed ? NULL : pack(j, r, k);
     if (j->err.failed)
-        memset(r->scount, 0, n * sizeof *r->scount);
+        memset(r->scount, 0, (size_t)j->size * sizeof *r->scount);
+    return sbuf;
+}
+
+/* The last round's packets, received whole, into the gather (in place). */
+static void parse_prev(struct job *j, struct round *r, rf_engine_gather *g)
+{
+    if (!r->prev)
+        return;
+    rf_engine_error e;
+    if (!j->err.failed && rf_engine_gather_recv(g, r->prev, r->prev_len, &e) != RF_OK)
+        job_fail_engine(j, &e);
+    r->prev = NULL;
+}
+
+/* The receive side of a round: counts in (MPI_Alltoall), displacements,
+ * and a buffer of the gather's for them; then every rank agrees on
+ * failures and on whether every rank is done (MPI_Allreduce), before any
+ * packet moves -- a collective cannot be left half-way.  Returns -1 when
+ * one failed, 1 when this is every rank's last round, else 0. */
+static int open_round(struct job *j, struct round *r, rf_engine_gather *g, int done,
+                      size_t *total)
+{
+    const size_t n = (size_t)j->size;
     MPI_Alltoall(r->scount, 1, MPI_INT, r->rcount, 1, MPI_INT, j->comm);
-    size_t total = 0;
+    *total = 0;
     for (size_t q = 0; q < n; q++) {
-        if ((size_t)r->rcount[q] > (size_t)INT_MAX - total) {
+        if ((size_t)r->rcount[q] > (size_t)INT_MAX - *total) {
             job_fail(j, "a round of more than 2 GiB for MPI (a record that large?)");
             break;
         }
-        r->rdispl[q] = (int)total;
-        total += (size_t)r->rcount[q];
+        r->rdispl[q] = (int)*total;
+        r->rlen[q] = (size_t)r->rcount[q];
+        *total += (size_t)r->rcount[q];
     }
-    if (!j->err.failed && reserve(&r->rbuf, &r->rcap, total ? total : 1) != 0)
-        job_fail(j, "memory exhausted");
-    int mine[2] = {*done, j->err.failed ? j->rank : j->size}, all[2];
+    r->rbuf = NULL;
+    rf_engine_error e;
+    if (!j->err.failed && rf_engine_gather_buffer(g, *total, &r->rbuf, &e) != RF_OK)
+        job_fail_engine(j, &e);
+    int mine[2] = {done, j->err.failed ? j->rank : j->size}, all[2];
     MPI_Allreduce(mine, all, 2, MPI_INT, MPI_MIN, j->comm);
     if (all[1] != j->size)
-        return 0;
-    MPI_Alltoallv(sbuf, r->scount, r->sdispl, MPI_BYTE, r->rbuf, r->rcount, r->rdispl, MPI_BYTE,
-                  j->comm);
-    for (size_t q = 0; q < n && !j->err.failed; q++) {
-        if (r->rcount[q] == 0)
-            continue;
-        rf_engine_error e;
-        const unsigned char *p = r->rbuf + r->rdispl[q];
-        if (rf_engine_gather_add(g, (unsigned)q, p, (size_t)r->rcount[q], &e) != RF_OK)
-            job_fail_engine(j, &e);
+        return -1;
+    return all[0] ? 1 : 0;
+}
+
+/* MPI_Test now and then while this rank works between starting a round's
+ * exchange and waiting for it: Open MPI moves a non-blocking collective's
+ * data only inside MPI calls. */
+static void nudge(MPI_Request *req)
+{
+    int flag;
+    MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+}
+
+/* The rounds, pipelined: while round k travels (MPI_Ialltoallv), round k-1
+ * is parsed into the gather and round k+1 is keyed and packed (the scatter
+ * and the gather each keep two rounds' buffers).  Ends at the last round,
+ * or when every rank has seen that one failed. */
+static void rounds(struct job *j, struct round *r, rf_engine_scatter *s, rf_engine_gather *g)
+{
+    const size_t room = round_room(j->size);
+    int done = 0;
+    uint64_t total_records = 0, sent = 0;
+    const void *sbuf = next_packets(j, r, s, room, 0, &done);
+    for (uint64_t k = 0;; k++) {
+        if (j->show_progress)
+            sent = rf_engine_scatter_records(s, &total_records);
+        job_progress(j, "exchange", sent, total_records);
+        size_t total;
+        const int last = open_round(j, r, g, done, &total);
+        if (last < 0)
+            return;
+        MPI_Request req;
+        MPI_Ialltoallv(sbuf, r->scount, r->sdispl, MPI_BYTE, r->rbuf, r->rcount, r->rdispl,
+                       MPI_BYTE, j->comm, &req);
+        nudge(&req);
+        parse_prev(j, r, g);
+        nudge(&req);
+        if (!last)
+            sbuf = next_packets(j, r, s, room, k + 1, &done);
+        MPI_Wait(&req, MPI_STATUS_IGNORE);
+        j->st.received += total;
+        j->st.rounds++;
+        r->prev = r->rbuf;
+        memcpy(r->prev_len, r->rlen, (size_t)j->size * sizeof *r->rlen);
+        if (last) {
+            parse_prev(j, r, g);
+            return;
+        }
     }
-    j->st.received += total;
-    j->st.rounds++;
-    return all[0] ? 0 : 1;
 }
 
 /* Count part `rank`, and number its first record (exclusive scan).  Agreed. */
@@ -258,18 +322,14 @@ int job_exchange(struct job *j, rf_engine_gather **gp)
         job_fail_engine(j, &e);
     int status = job_agree(j);
     if (status == 0) {
-        const size_t room = round_room(j->size);
-        int done = 0;
+        rounds(j, &r, s, g);
         uint64_t total = 0, sent = 0;
-        do {
-            if (j->show_progress)
-                sent = rf_engine_scatter_records(s, &total);
-            job_progress(j, "exchange", sent, total);
-        } while (one_round(j, &r, s, g, room, &done));
         if (j->show_progress)
             sent = rf_engine_scatter_records(s, &total);
         job_progress(j, "exchange", sent, total);
-        status = job_agree(j); /* a failure of any round, the last one's gather included */
+        /* every rank's failure, the last round's gather included, and its
+         * message (open_round has only agreed that one failed) */
+        status = job_agree(j);
     }
     rf_engine_scatter_close(s);
     round_free(&r);

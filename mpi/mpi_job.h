@@ -71,6 +71,8 @@ struct job {
     int show_progress; /* rank 0 with --progress */
 };
 
+/* ---- failures and progress (mpi_job.c) ---- */
+
 /* Record a failure (printf-like); the first one is kept. */
 void job_fail(struct job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The engine's error as the failure. */

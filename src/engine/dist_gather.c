@@ -1,32 +1,43 @@
 /* dist_gather.c -- one owner's records from every part, in the keyed order
  * (riffle_engine.h, "Distributed runs").
  *
- * The order inside an owner is rf_keyed_sort's on (key, record number):
- * keys first, a tie's records taken in number order.  Each entry is listed
- * once as a 16-byte rf_keyed (its key, its address), and the list is put
- * in key order by rf_keyed_sort on o->threads threads.  The addresses are
- * not in number order, so a tie (equal keys, about n^2 / 2^65 pairs among n
- * records: almost never) is then ordered again on its own: its entries put
- * in number order and given to rf_keyed_sort with their ranks as values,
- * which shuffles the tie exactly as one sort of the whole list by number
- * would (riffle.h, "Keyed order": a tie's order depends on its key and its
- * items in input order only).
+ * Packets are parsed where they lie: in buffers of the gather's own that a
+ * transport received them into (rf_engine_gather_buffer, _recv), or into
+ * which rf_engine_gather_add copied them.  Each record is listed once as a
+ * 16-byte rf_keyed (its key, its address in the packets); its bytes are not
+ * copied again until the write, which puts them into the sink's writer
+ * straight from the packets.  The wire carries no key: a record's key is
+ * k_i of the keyed order for its number i, drawn again here from the keyed
+ * stream of its part (one cursor per part, since a part's numbers only
+ * increase; a gap of a few records is walked, a longer one seeks: riffle.h,
+ * "Keyed order", blocks of 2^16 items with substreams of their own).  A key
+ * outside this owner's range means packets of another run, refused.
  *
- * Memory.  Each record is copied into blocks as its number and length
- * (LEB128 varints: a few bytes where the wire's entry header takes 24) and
- * its bytes; its key lives only in its item of the list, 16 bytes.  When
- * those pass the budget, every held record is spilled: cut by key into NB
- * buckets (ranges of the owner's keys, so the buckets in order are the keys
- * in order and a tie never crosses two) and each bucket's run appended to
- * its file, a record as its key (8 bytes) then as held.  The files are
+ * The order inside an owner is rf_keyed_sort's on (key, record number):
+ * keys first, a tie's records taken in number order.  The list is put in
+ * key order by rf_keyed_sort on o->threads threads.  The addresses are not
+ * in number order, so a tie (equal keys, about n^2 / 2^65 pairs among n
+ * records: almost never) is then ordered again on its own: its records'
+ * numbers found again from their frames, put in number order and given to
+ * rf_keyed_sort with their ranks as values, which shuffles the tie exactly
+ * as one sort of the whole list by number would (riffle.h, "Keyed order": a
+ * tie's order depends on its key and its items in input order only).
+ *
+ * Memory.  The packets' buffers, and 16 bytes per record for the list.
+ * When those pass the budget, every held record is spilled: cut by key into
+ * NB buckets (ranges of the owner's keys, so the buckets in order are the
+ * keys in order and a tie never crosses two) and each bucket's run appended
+ * to its file, a record as its key (8 bytes), its number and length
+ * (LEB128 varints) and its bytes -- the numbers found again by walking the
+ * frames in the order they were parsed, the list's order.  The files are
  * temp.h's, as the external engine's: unnamed where the file system allows
  * (a kill -9 leaves nothing), else numbered files of a directory announced
  * to the temp callback; each stays open until its bucket is split or the
- * gather ends, since an unnamed file has no name to reopen.  A bucket file is
- * read back whole and ordered as above.  A bucket
- * still too large for the budget is split the same way into NB buckets of
- * its own key range (riffle.h, "Keyed order": the order inside a key range
- * depends on its entries only). */
+ * gather ends, since an unnamed file has no name to reopen.  A bucket file
+ * is read back whole and ordered as above.  A bucket still too large for the
+ * budget is split the same way into NB buckets of its own key range
+ * (riffle.h, "Keyed order": the order inside a key range depends on its
+ * entries only). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,16 +46,17 @@
 #include "common/thread.h"
 #include "dist_internal.h"
 #include "engine_internal.h"
+#include "keyed/keyed_internal.h"
 #include "temp.h"
 
 /* Buckets per spill: one byte of bucket number per entry while cutting. */
 #define NB 256u
-/* Memory counted per record beside its entry: its rf_keyed in the list. */
+/* Memory counted per record beside its packet bytes: its rf_keyed in the list. */
 #define PER_RECORD 16u
-/* Entries are copied into blocks of an eighth of the budget, from 4 KiB to
- * 1 MiB (a larger entry gets a block of its own): large enough that the
- * allocations do not show, small enough that a small budget is not taken
- * by one block. */
+/* rf_engine_gather_add copies frames into buffers of an eighth of the
+ * budget, from 4 KiB to 1 MiB (a larger frame gets a buffer of its own):
+ * large enough that the allocations do not show, small enough that a small
+ * budget is not taken by one buffer. */
 #define BLOCK_MIN ((size_t)4 << 10)
 #define BLOCK_MAX ((size_t)1 << 20)
 /* Spill writes go through a buffer of this size. */
@@ -54,16 +66,40 @@
 /* A bucket this small is ordered in memory whatever the budget (as the
  * external engine's MIN_ORDER): splitting it saves less than it costs. */
 #define MIN_ORDER ((uint64_t)64 << 10)
+/* Keys drawn at a time by a part's cursor, and the gap beyond which a
+ * ChaCha20 cursor seeks rather than walks: a seek costs about as much as
+ * drawing a few dozen words. */
+#define KEY_RUN 256
+#define KEY_SEEK 48
 
-struct block {
-    struct block *next;
-    size_t len, cap;
-    unsigned char data[];
+/* A buffer of packets.  `given`: handed out by rf_engine_gather_buffer and
+ * not yet received (a transport may be writing into it). */
+struct pbuf {
+    struct pbuf *next;
+    size_t cap, len;
+    int given;
+    unsigned char *data;  /* after the struct */
+};
+
+/* A parsed frame: where its payload is, its first number, its records. */
+struct frame {
+    const unsigned char *pay;
+    uint64_t paylen, first, records;
+};
+
+/* The keys of one part's records, in increasing number order. */
+struct key_cursor {
+    rf_keyed_stream s;  /* positioned at number base + n once live */
+    int live;
+    uint64_t base;      /* keys[j] is k_(base + j), j < n */
+    size_t n;
+    uint64_t keys[KEY_RUN];
 };
 
 struct part_list {
     uint64_t records;        /* in all, spilled ones included */
     uint64_t first, last;    /* numbers of the first and last entry */
+    struct key_cursor kc;
 };
 
 struct bucket {
@@ -84,14 +120,21 @@ struct spill_set {
 struct rf_engine_gather {
     rf_keyed_order order;
     unsigned parts;
-    int have_owner;
+    unsigned char delim;
+    int have_owner;          /* owner, owners and delim learnt from a frame */
     unsigned owner, owners;
     uint64_t klo, khi;       /* the owner's keys */
+    uint64_t check;          /* the frames' check field */
+    rfi_dist_key_fn test_keys; /* tests only: keys from here */
+    void *test_ctx;
     uint64_t budget;
     unsigned threads;
     const char *tmpdir;
     struct part_list *pl;
-    struct block *blocks;
+    struct pbuf *bufs;       /* held and given buffers */
+    struct frame *frames;    /* the held frames, in the order parsed */
+    size_t nframes, frames_cap;
+    struct frame *by_addr;   /* the same, by address: for ties (made on demand) */
     rf_keyed *items;         /* the held entries (key, address); ordered at the end */
     size_t nitems, items_cap;
     uint64_t held, held_records;
@@ -105,78 +148,44 @@ struct rf_engine_gather {
 };
 
 /* ------------------------------------------------------------------------ */
-/* Entries                                                                  */
+/* Records                                                                  */
 
-static uint64_t entry_key(const unsigned char *e)
+/* Records are held in one of two forms: as they came (an address in the
+ * packets; the bytes run to the delimiter, the number is in the frame) or
+ * as read back from a bucket file (an address after the key: number and
+ * length as varints, then the bytes). */
+enum form { HELD_PACKET, HELD_SPILLED };
+
+#define SPILL_HEAD_MAX (2 * RFI_DIST_VARINT_MAX)
+
+static const unsigned char *item_addr(const rf_keyed *a)
 {
-    return rfi_get_u64(e);
+    return (const unsigned char *)(uintptr_t)a->val;
 }
 
-static uint64_t entry_number(const unsigned char *e)
-{
-    return rfi_get_u64(e + 8);
-}
-
-static size_t entry_len(const unsigned char *e)
-{
-    return (size_t)rfi_get_u64(e + 16);
-}
-
-/* A held record: its number and length as LEB128 varints (a few bytes
- * where the wire's entry header takes 16), then its bytes; its key is in
- * its item of the list.  A spill file holds records as key (8 bytes,
- * little-endian) then the held record. */
-#define HELD_HEAD_MAX 20
-
-static size_t put_varint(unsigned char *p, uint64_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    p[n++] = (unsigned char)v;
-    return n;
-}
-
-/* A varint in p[0..avail): its bytes, or 0 if it does not end there. */
-static size_t get_varint(const unsigned char *p, size_t avail, uint64_t *v)
-{
-    uint64_t x = 0;
-    *v = 0;
-    for (size_t n = 0; n < avail && n < 10; n++) {
-        x |= (uint64_t)(p[n] & 0x7f) << (7 * n);
-        if (!(p[n] & 0x80)) {
-            *v = x;
-            return n + 1;
-        }
-    }
-    return 0;
-}
-
-/* A held record's number, length, and bytes (returned). */
-static const unsigned char *held_decode(const unsigned char *h, uint64_t *number, size_t *len)
+/* A spilled record's number, length, and bytes (returned). */
+static const unsigned char *spilled_decode(const unsigned char *h, uint64_t *number, size_t *len)
 {
     uint64_t l = 0;
     *number = 0;
-    h += get_varint(h, HELD_HEAD_MAX, number);
-    h += get_varint(h, HELD_HEAD_MAX, &l);
+    h += rfi_get_varint(h, RFI_DIST_VARINT_MAX, number);
+    h += rfi_get_varint(h, RFI_DIST_VARINT_MAX, &l);
     *len = (size_t)l;
     return h;
 }
 
-static uint64_t held_number(const unsigned char *h)
+/* A held record's bytes and length; a packet record ends at its delimiter,
+ * which parsing has seen. */
+static const unsigned char *record_bytes(const rf_engine_gather *g, enum form f,
+                                         const rf_keyed *a, size_t *len)
 {
-    uint64_t number;
-    size_t len;
-    (void)held_decode(h, &number, &len);
-    return number;
-}
-
-/* The held record an item of the list stands for. */
-static const unsigned char *item_held(const rf_keyed *a)
-{
-    return (const unsigned char *)(uintptr_t)a->val;
+    const unsigned char *p = item_addr(a);
+    if (f == HELD_SPILLED) {
+        uint64_t number;
+        return spilled_decode(p, &number, len);
+    }
+    *len = (size_t)((const unsigned char *)rawmemchr(p, g->delim) - p) + 1;
+    return p;
 }
 
 /* The size of the spill-file record at p, whole in p[0..avail): 1 with
@@ -188,8 +197,8 @@ static int spilled_size(const unsigned char *p, size_t avail, size_t *size)
     *size = 0;
     if (avail < 8)
         return 0;
-    const size_t a = get_varint(p + 8, avail - 8, &number);
-    const size_t b = a ? get_varint(p + 8 + a, avail - 8 - a, &len) : 0;
+    const size_t a = rfi_get_varint(p + 8, avail - 8, &number);
+    const size_t b = a ? rfi_get_varint(p + 8 + a, avail - 8 - a, &len) : 0;
     if (!b)
         return 0;
     *size = 8 + a + b + (size_t)len;
@@ -218,6 +227,107 @@ static uint64_t bucket_low(uint64_t lo, uint64_t hi, unsigned b)
 static uint64_t bucket_high(uint64_t lo, uint64_t hi, unsigned b)
 {
     return b + 1 == NB ? hi : bucket_low(lo, hi, b + 1) - 1;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Frames and keys                                                          */
+
+/* The numbers of frame f's records, in order, into out[0..f->records)
+ * (the frame was parsed: it is whole). */
+static void frame_numbers(const rf_engine_gather *g, const struct frame *f, uint64_t *out)
+{
+    const unsigned char *p = f->pay, *end = f->pay + f->paylen;
+    uint64_t number = f->first;
+    for (uint64_t r = 0; r < f->records; r++) {
+        uint64_t gap;
+        p += rfi_get_varint(p, (size_t)(end - p), &gap);
+        number = (r == 0 ? number : number + 1) + gap;
+        out[r] = number;
+        p = (const unsigned char *)rawmemchr(p, g->delim) + 1;
+    }
+}
+
+static int by_address(const void *a, const void *b)
+{
+    const uintptr_t x = (uintptr_t)((const struct frame *)a)->pay;
+    const uintptr_t y = (uintptr_t)((const struct frame *)b)->pay;
+    return x < y ? -1 : x > y;
+}
+
+/* The number of the packet record at p: its frame found by address, then
+ * walked to it.  For ties only.  Returns 1 with *number set, 0 on no memory. */
+static int packet_number(rf_engine_gather *g, const unsigned char *p, uint64_t *number)
+{
+    if (!g->by_addr) {
+        if (!(g->by_addr = malloc((g->nframes ? g->nframes : 1) * sizeof *g->by_addr)))
+            return 0;
+        memcpy(g->by_addr, g->frames, g->nframes * sizeof *g->frames);
+        qsort(g->by_addr, g->nframes, sizeof *g->by_addr, by_address);
+    }
+    size_t lo = 0, hi = g->nframes; /* the last frame starting at or before p */
+    while (hi - lo > 1) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if ((uintptr_t)g->by_addr[mid].pay <= (uintptr_t)p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    const struct frame *f = &g->by_addr[lo];
+    const unsigned char *q = f->pay, *end = f->pay + f->paylen;
+    uint64_t n = f->first;
+    for (uint64_t r = 0; r < f->records; r++) {
+        uint64_t gap;
+        q += rfi_get_varint(q, (size_t)(end - q), &gap);
+        n = (r == 0 ? n : n + 1) + gap;
+        if (q == p)
+            break;
+        q = (const unsigned char *)rawmemchr(q, g->delim) + 1;
+    }
+    *number = n;
+    return 1;
+}
+
+/* The key of record number i of a part whose cursor is c; i is larger than
+ * every number asked of c before. */
+static rf_status key_of(rf_engine_gather *g, struct key_cursor *c, uint64_t i, uint64_t *key)
+{
+    if (g->test_keys) {
+        *key = g->test_keys(g->test_ctx, i);
+        return RF_OK;
+    }
+    if (c->live && i >= c->base && i - c->base < c->n) {
+        *key = c->keys[i - c->base];
+        return RF_OK;
+    }
+    uint64_t at = c->base + c->n; /* where the stream stands */
+    const int seek = !c->live || i < at ||
+                     (i >> RFI_KEYED_BLOCK_BITS) != (at >> RFI_KEYED_BLOCK_BITS) ||
+                     (g->order.kind == RF_RNG_CHACHA20 && i - at > KEY_SEEK);
+    rf_keyed run[KEY_RUN];
+    rf_status st = RF_OK;
+    if (seek) {
+        st = rf_keyed_stream_init(&c->s, &g->order, i);
+        c->live = st == RF_OK;
+    }
+    while (st == RF_OK && !seek && at < i) { /* walk the gap */
+        const size_t k = i - at < KEY_RUN ? (size_t)(i - at) : KEY_RUN;
+        st = rf_keyed_stream_fill(&c->s, run, k);
+        at += k;
+    }
+    /* a run after a seek is short: the next record is likely far again */
+    size_t count = seek && g->order.kind == RF_RNG_CHACHA20 && c->n < KEY_RUN ? 8 : KEY_RUN;
+    if (i > UINT64_MAX - count)
+        count = (size_t)(UINT64_MAX - i) + 1;
+    if (st == RF_OK)
+        st = rf_keyed_stream_fill(&c->s, run, count);
+    if (st != RF_OK)
+        return st;
+    for (size_t j = 0; j < count; j++)
+        c->keys[j] = run[j].key;
+    c->base = i;
+    c->n = count;
+    *key = c->keys[0];
+    return RF_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -289,9 +399,10 @@ static int write_all(int fd, const unsigned char *p, size_t len)
     return 0;
 }
 
-/* Append the records of items a[0..n) (one bucket's) to b's file. */
-static int write_run(rf_engine_gather *g, struct bucket *b, const rf_keyed *a, size_t n,
-                     rf_engine_error *err)
+/* Append the records of items a[0..n) (one bucket's) to b's file: packet
+ * records with their numbers nums[0..n), or spilled ones (nums NULL). */
+static int write_run(rf_engine_gather *g, struct bucket *b, const rf_keyed *a,
+                     const uint64_t *nums, size_t n, rf_engine_error *err)
 {
     if (open_bucket(g, b, err) != 0)
         return 1;
@@ -299,19 +410,26 @@ static int write_run(rf_engine_gather *g, struct bucket *b, const rf_keyed *a, s
     size_t used = 0;
     int werr = 0;
     for (size_t i = 0; i < n && !werr; i++) {
-        const unsigned char *h = item_held(&a[i]);
         uint64_t number;
         size_t len;
-        const unsigned char *bytes = held_decode(h, &number, &len);
-        const size_t head = 8 + (size_t)(bytes - h);
-        if (used + head + len > WRITE_BUF && used > 0) {
+        const unsigned char *bytes;
+        if (nums) {
+            number = nums[i];
+            bytes = record_bytes(g, HELD_PACKET, &a[i], &len);
+        } else {
+            bytes = spilled_decode(item_addr(&a[i]), &number, &len);
+        }
+        unsigned char head[8 + SPILL_HEAD_MAX];
+        rfi_put_u64(head, a[i].key);
+        size_t hl = 8 + rfi_put_varint(head + 8, number);
+        hl += rfi_put_varint(head + hl, len);
+        if (used + hl + len > WRITE_BUF && used > 0) {
             werr = write_all(fd, g->wbuf, used);
             used = 0;
         }
-        rfi_put_u64(g->wbuf + used, a[i].key);
-        memcpy(g->wbuf + used + 8, h, head - 8);
-        used += head;
-        if (head + len > WRITE_BUF) {
+        memcpy(g->wbuf + used, head, hl);
+        used += hl;
+        if (hl + len > WRITE_BUF) {
             werr = werr ? werr : write_all(fd, g->wbuf, used);
             werr = werr ? werr : write_all(fd, bytes, len);
             used = 0;
@@ -321,7 +439,7 @@ static int write_run(rf_engine_gather *g, struct bucket *b, const rf_keyed *a, s
         }
         b->records++;
         b->bytes += len;
-        b->fbytes += head + len;
+        b->fbytes += hl + len;
     }
     if (!werr && used > 0)
         werr = write_all(fd, g->wbuf, used);
@@ -352,16 +470,17 @@ static void free_set(struct spill_set *s)
     free(s);
 }
 
-/* The entries of items a[0..n) cut by key into s's buckets and appended to
- * their files. */
-static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *a, size_t n,
-                      rf_engine_error *err)
+/* The entries of items a[0..n) (with their numbers nums[0..n), or NULL:
+ * write_run) cut by key into s's buckets and appended to their files. */
+static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *a,
+                      const uint64_t *nums, size_t n, rf_engine_error *err)
 {
     size_t count[NB] = {0}, at[NB];
     unsigned char *which = malloc(n ? n : 1);
     rf_keyed *cut = malloc((n ? n : 1) * sizeof *cut);
+    uint64_t *cut_nums = nums ? malloc((n ? n : 1) * sizeof *cut_nums) : NULL;
     int status = 1;
-    if (!which || !cut) {
+    if (!which || !cut || (nums && !cut_nums)) {
         rfi_engine_nomem(err);
         goto done;
     }
@@ -372,11 +491,16 @@ static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *
         at[b] = sum;
         sum += count[b];
     }
-    for (size_t i = 0; i < n; i++)
-        cut[at[which[i]]++] = a[i];
+    for (size_t i = 0; i < n; i++) {
+        const size_t to = at[which[i]]++;
+        cut[to] = a[i];
+        if (nums)
+            cut_nums[to] = nums[i];
+    }
     sum = 0;
     for (unsigned b = 0; b < NB; b++) {
-        if (count[b] && write_run(g, &s->b[b], cut + sum, count[b], err) != 0)
+        if (count[b] && write_run(g, &s->b[b], cut + sum, nums ? cut_nums + sum : NULL,
+                                  count[b], err) != 0)
             goto done;
         sum += count[b];
     }
@@ -384,47 +508,65 @@ static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *
 done:
     free(which);
     free(cut);
+    free(cut_nums);
     return status;
 }
 
 /* ------------------------------------------------------------------------ */
-/* Holding entries                                                          */
+/* Holding packets                                                          */
 
-static void free_blocks(rf_engine_gather *g)
+static void free_pbuf(struct pbuf *b)
 {
-    while (g->blocks) {
-        struct block *next = g->blocks->next;
-        free(g->blocks);
-        g->blocks = next;
-    }
+    free(b);
 }
 
-/* Room for `size` bytes in the current block. */
-static unsigned char *block_room(rf_engine_gather *g, size_t size)
+/* A new buffer of cap bytes, first in the list. */
+static struct pbuf *new_pbuf(rf_engine_gather *g, size_t cap, int given)
 {
-    struct block *b = g->blocks;
-    if (!b || b->cap - b->len < size) {
-        const uint64_t eighth = g->budget / 8;
-        const size_t block = eighth < BLOCK_MIN   ? BLOCK_MIN
-                             : eighth > BLOCK_MAX ? BLOCK_MAX
-                                                  : (size_t)eighth;
-        const size_t cap = size > block ? size : block;
-        if (!(b = malloc(sizeof *b + cap)))
-            return NULL;
-        b->next = g->blocks;
-        b->len = 0;
-        b->cap = cap;
-        g->blocks = b;
+    if (cap > SIZE_MAX - sizeof(struct pbuf))
+        return NULL;
+    struct pbuf *b = malloc(sizeof *b + cap);
+    if (!b)
+        return NULL;
+    b->data = (unsigned char *)(b + 1);
+    b->next = g->bufs;
+    b->cap = cap;
+    b->len = 0;
+    b->given = given;
+    g->bufs = b;
+    if (!given)
         g->held += sizeof *b + cap;
-    }
-    unsigned char *p = b->data + b->len;
-    b->len += size;
-    return p;
+    return b;
 }
 
-/* Room in the list for `more` items. */
+/* The held buffers freed (given ones stay: a transport may be writing
+ * into them). */
+static void free_held_bufs(rf_engine_gather *g)
+{
+    struct pbuf **at = &g->bufs;
+    while (*at) {
+        struct pbuf *b = *at;
+        if (b->given) {
+            at = &b->next;
+        } else {
+            *at = b->next;
+            free_pbuf(b);
+        }
+    }
+}
+
+/* Room in the list for `more` items, and in the frames for one more (both
+ * doubling). */
 static int reserve_items(rf_engine_gather *g, size_t more)
 {
+    if (g->nframes == g->frames_cap) {
+        const size_t cap = g->frames_cap ? g->frames_cap * 2 : 64;
+        struct frame *f = realloc(g->frames, cap * sizeof *f);
+        if (!f)
+            return 1;
+        g->frames = f;
+        g->frames_cap = cap;
+    }
     if (g->items_cap - g->nitems >= more)
         return 0;
     size_t cap = g->items_cap ? g->items_cap : 1024;
@@ -440,11 +582,28 @@ static int reserve_items(rf_engine_gather *g, size_t more)
 
 static void drop_held(rf_engine_gather *g)
 {
-    free_blocks(g);
+    free_held_bufs(g);
     free(g->items);
+    free(g->frames);
+    free(g->by_addr);
     g->items = NULL;
-    g->nitems = g->items_cap = 0;
+    g->frames = g->by_addr = NULL;
+    g->nitems = g->items_cap = g->nframes = g->frames_cap = 0;
     g->held = g->held_records = 0;
+}
+
+/* The numbers of the held records, in the list's order (the frames'). */
+static uint64_t *held_numbers(const rf_engine_gather *g)
+{
+    uint64_t *nums = malloc((g->nitems ? g->nitems : 1) * sizeof *nums);
+    if (!nums)
+        return NULL;
+    size_t at = 0;
+    for (size_t f = 0; f < g->nframes; f++) {
+        frame_numbers(g, &g->frames[f], nums + at);
+        at += (size_t)g->frames[f].records;
+    }
+    return nums;
 }
 
 /* Everything held to bucket files. */
@@ -459,7 +618,11 @@ static int spill(rf_engine_gather *g, rf_engine_error *err)
         return rfi_engine_nomem(err);
     if (!g->wbuf && !(g->wbuf = malloc(WRITE_BUF)))
         return rfi_engine_nomem(err);
-    const int status = spill_into(g, g->root, g->items, g->nitems, err);
+    uint64_t *nums = held_numbers(g);
+    if (!nums)
+        return rfi_engine_nomem(err);
+    const int status = spill_into(g, g->root, g->items, nums, g->nitems, err);
+    free(nums);
     drop_held(g);
     return status;
 }
@@ -491,7 +654,9 @@ rf_status rf_engine_gather_open(rf_engine_gather **gp, const rf_engine_options *
         free(g);
         return rfi_engine_nomem(err), RF_ENOMEM;
     }
-    const rf_status st = rf_keyed_order_init(&g->order, o->rng, o->key);
+    rf_status st = rf_keyed_order_init(&g->order, o->rng, o->key);
+    if (st == RF_OK)
+        st = rfi_dist_check(&g->order, &g->check);
     if (st != RF_OK) {
         rf_engine_gather_close(g);
         return rfi_engine_status(err, st), st;
@@ -514,11 +679,25 @@ void rf_engine_gather_close(rf_engine_gather *g)
         return;
     remove_temps(g);
     drop_held(g);
+    while (g->bufs) { /* given ones */
+        struct pbuf *next = g->bufs->next;
+        free_pbuf(g->bufs);
+        g->bufs = next;
+    }
+    if (g->pl)
+        for (unsigned p = 0; p < g->parts; p++)
+            memset(&g->pl[p].kc.s, 0, sizeof g->pl[p].kc.s);
     free(g->pl);
     free_set(g->root);
     free(g->wbuf);
     memset(&g->order, 0, sizeof g->order);
     free(g);
+}
+
+void rfi_dist_gather_keys(rf_engine_gather *g, rfi_dist_key_fn keys, void *ctx)
+{
+    g->test_keys = keys;
+    g->test_ctx = ctx;
 }
 
 uint64_t rf_engine_gather_temp_files(const rf_engine_gather *g)
@@ -546,94 +725,146 @@ static int bad_packets(rf_engine_error *err)
 }
 
 /* A frame's header: checked against the gather (which learns its owner from
- * the first).  *records and *payload are its sizes. */
+ * the first).  *records, *payload and *first are its fields. */
 static int frame_header(rf_engine_gather *g, unsigned from, const unsigned char *p, size_t left,
-                        uint64_t *records, uint64_t *payload, rf_engine_error *err)
+                        uint64_t *records, uint64_t *payload, uint64_t *first,
+                        rf_engine_error *err)
 {
     if (left < RFI_DIST_FRAME || memcmp(p, RFI_DIST_MAGIC, 4) != 0 ||
         rfi_get_u32(p + 4) != RFI_DIST_VERSION || rfi_get_u32(p + 8) != from ||
-        rfi_get_u32(p + 12) != g->parts)
+        rfi_get_u32(p + 12) != g->parts || rfi_get_u32(p + 24) > 255 ||
+        rfi_get_u32(p + 28) != 0 || (!g->test_keys && rfi_get_u64(p + 56) != g->check))
         return bad_packets(err);
     const unsigned owner = rfi_get_u32(p + 16), owners = rfi_get_u32(p + 20);
     if (owners == 0 || owner >= owners)
         return bad_packets(err);
+    const unsigned char delim = (unsigned char)rfi_get_u32(p + 24);
     if (!g->have_owner) {
         g->have_owner = 1;
+        g->delim = delim;
         g->owner = owner;
         g->owners = owners;
         g->klo = owner_low(owner, owners);
         g->khi = owner + 1 == owners ? UINT64_MAX : owner_low(owner + 1, owners) - 1;
-    } else if (owner != g->owner || owners != g->owners) {
+    } else if (owner != g->owner || owners != g->owners || delim != g->delim) {
         return bad_packets(err);
     }
-    *records = rfi_get_u64(p + 24);
-    *payload = rfi_get_u64(p + 32);
-    return *payload > left - RFI_DIST_FRAME ? bad_packets(err) : 0;
+    *records = rfi_get_u64(p + 32);
+    *payload = rfi_get_u64(p + 40);
+    *first = rfi_get_u64(p + 48);
+    /* every entry takes a varint and a delimiter at least */
+    return *payload > left - RFI_DIST_FRAME || *records > *payload / 2 ? bad_packets(err) : 0;
 }
 
-/* One wire entry e of part pl: checked, copied as a held record, listed
- * (the list has room). */
-static int add_entry(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
-                     rf_engine_error *err)
+/* One entry at e[0..left) of part pl, its number after `prev` (the frame's
+ * first number, for the first entry): checked, keyed, listed (the list has
+ * room).  Returns the entry's size, or 0 with the error recorded. */
+static size_t add_entry(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
+                        size_t left, uint64_t *number, int first_entry, rf_engine_error *err)
 {
-    const uint64_t key = entry_key(e), number = entry_number(e);
-    const size_t len = entry_len(e);
-    if (key < g->klo || key > g->khi || (pl->records > 0 && number <= pl->last))
-        return bad_packets(err);
-    unsigned char head[HELD_HEAD_MAX];
-    size_t hl = put_varint(head, number);
-    hl += put_varint(head + hl, len);
-    unsigned char *h = block_room(g, hl + len);
-    if (!h)
-        return rfi_engine_nomem(err);
-    memcpy(h, head, hl);
-    memcpy(h + hl, e + RFI_DIST_ENTRY, len);
-    g->items[g->nitems++] = (rf_keyed){key, (uint64_t)(uintptr_t)h};
+    uint64_t gap, key;
+    const size_t h = rfi_get_varint(e, left, &gap);
+    const uint64_t base = first_entry ? *number : *number + 1;
+    if (h == 0 || (!first_entry && *number == UINT64_MAX) || gap > UINT64_MAX - base)
+        return bad_packets(err), 0;
+    const uint64_t n = base + gap;
+    if (pl->records > 0 && n <= pl->last)
+        return bad_packets(err), 0;
+    const rf_status st = key_of(g, &pl->kc, n, &key);
+    if (st != RF_OK)
+        return rfi_engine_status(err, st), 0;
+    const unsigned char *q = memchr(e + h, g->delim, left - h);
+    if (key < g->klo || key > g->khi || !q)
+        return bad_packets(err), 0;
+    const size_t len = (size_t)(q - (e + h)) + 1;
+    g->items[g->nitems++] = (rf_keyed){key, (uint64_t)(uintptr_t)(e + h)};
     if (pl->records == 0)
-        pl->first = number;
-    pl->last = number;
+        pl->first = n;
+    pl->last = n;
     pl->records++;
     g->held_records++;
     g->records++;
     g->bytes += len;
-    return 0;
+    *number = n;
+    return h + len;
 }
 
-/* A frame's payload e[0..payload) of `records` entries, each checked
- * against what is left of it, then added. */
-static int add_payload(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
-                       uint64_t payload, uint64_t records, rf_engine_error *err)
+/* A frame's payload p[0..payload) of `records` entries, in place. */
+static int add_payload(rf_engine_gather *g, struct part_list *pl, const unsigned char *p,
+                       uint64_t payload, uint64_t records, uint64_t first, rf_engine_error *err)
 {
-    if (records > payload / RFI_DIST_ENTRY)
-        return bad_packets(err);
-    if (reserve_items(g, (size_t)records) != 0)
+    /* room for the records a frame claims, up to one per 64 of its bytes
+     * before they are seen (then growing as they are), so that a hostile
+     * count cannot make the list far larger than the packets */
+    const uint64_t likely = payload / 64 + 1;
+    if (reserve_items(g, (size_t)(records < likely ? records : likely)) != 0)
         return rfi_engine_nomem(err);
-    uint64_t left = payload;
+    g->frames[g->nframes++] = (struct frame){p, payload, first, records};
+    size_t left = (size_t)payload;
+    uint64_t number = first;
     for (uint64_t r = 0; r < records; r++) {
-        if (left < RFI_DIST_ENTRY || entry_len(e) > left - RFI_DIST_ENTRY)
-            return bad_packets(err);
-        const size_t size = RFI_DIST_ENTRY + entry_len(e);
-        if (add_entry(g, pl, e, err) != 0)
+        if (g->nitems == g->items_cap && reserve_items(g, 1) != 0)
+            return rfi_engine_nomem(err);
+        const size_t size = add_entry(g, pl, p, left, &number, r == 0, err);
+        if (size == 0)
             return 1;
-        e += size;
+        p += size;
         left -= size;
     }
     return left != 0 ? bad_packets(err) : 0;
 }
 
-static int add_frames(rf_engine_gather *g, unsigned from, const unsigned char *p, size_t len,
-                      rf_engine_error *err)
+/* Frames p[0..len) of part `from`, parsed in place (they stay where they
+ * are until spilled or closed). */
+static int add_in_place(rf_engine_gather *g, unsigned from, const unsigned char *p, size_t len,
+                        rf_engine_error *err)
 {
-    struct part_list *pl = &g->pl[from];
     while (len > 0) {
-        uint64_t records = 0, payload = 0;
-        if (frame_header(g, from, p, len, &records, &payload, err) != 0)
-            return 1;
-        const unsigned char *e = p + RFI_DIST_FRAME;
-        if (add_payload(g, pl, e, payload, records, err) != 0)
+        uint64_t records, payload, first;
+        if (frame_header(g, from, p, len, &records, &payload, &first, err) != 0 ||
+            add_payload(g, &g->pl[from], p + RFI_DIST_FRAME, payload, records, first, err) != 0)
             return 1;
         p += RFI_DIST_FRAME + payload;
         len -= RFI_DIST_FRAME + (size_t)payload;
+    }
+    return 0;
+}
+
+/* Room for a frame of `size` bytes to be copied: the current copy buffer
+ * (the first of the list) or a new one. */
+static unsigned char *copy_room(rf_engine_gather *g, size_t size)
+{
+    struct pbuf *b = g->bufs;
+    if (!b || b->given || b->cap - b->len < size) {
+        const uint64_t eighth = g->budget / 8;
+        const size_t block = eighth < BLOCK_MIN   ? BLOCK_MIN
+                             : eighth > BLOCK_MAX ? BLOCK_MAX
+                                                  : (size_t)eighth;
+        if (!(b = new_pbuf(g, size > block ? size : block, 0)))
+            return NULL;
+    }
+    unsigned char *p = b->data + b->len;
+    b->len += size;
+    return p;
+}
+
+/* Frames p[0..len) of part `from`, each copied then parsed in place. */
+static int add_copies(rf_engine_gather *g, unsigned from, const unsigned char *p, size_t len,
+                      rf_engine_error *err)
+{
+    while (len > 0) {
+        uint64_t records, payload, first;
+        if (frame_header(g, from, p, len, &records, &payload, &first, err) != 0)
+            return 1;
+        const size_t size = RFI_DIST_FRAME + (size_t)payload;
+        unsigned char *c = copy_room(g, size);
+        if (!c)
+            return rfi_engine_nomem(err);
+        memcpy(c, p, size);
+        if (add_payload(g, &g->pl[from], c + RFI_DIST_FRAME, payload, records, first, err) != 0)
+            return 1;
+        p += size;
+        len -= size;
         if (over_budget(g) && spill(g, err) != 0)
             return 1;
     }
@@ -655,7 +886,56 @@ rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part, const vo
     err = rfi_dist_err(err, &local);
     if (!g || g->failed || g->finished || from_part >= g->parts || (len > 0 && !packets))
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
-    if (add_frames(g, from_part, packets, len, err) != 0)
+    if (add_copies(g, from_part, packets, len, err) != 0)
+        return failed(g, err);
+    return RF_OK;
+}
+
+rf_status rf_engine_gather_buffer(rf_engine_gather *g, size_t len, void **buf,
+                                  rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!g || !buf || g->failed || g->finished)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    struct pbuf *b = new_pbuf(g, len ? len : 1, 1);
+    if (!b)
+        return rfi_engine_nomem(err), RF_ENOMEM;
+    *buf = b->data;
+    return RF_OK;
+}
+
+/* The given buffer whose memory starts at p, or NULL. */
+static struct pbuf *given_buffer(rf_engine_gather *g, const void *p)
+{
+    for (struct pbuf *b = g->bufs; b; b = b->next)
+        if (b->given && b->data == p)
+            return b;
+    return NULL;
+}
+
+rf_status rf_engine_gather_recv(rf_engine_gather *g, void *buf, const size_t *len,
+                                rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    struct pbuf *b = g && buf ? given_buffer(g, buf) : NULL;
+    if (!b || !len || g->failed || g->finished)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    b->given = 0; /* the gather's from now on, whatever happens */
+    g->held += sizeof *b + b->cap;
+    size_t at = 0;
+    for (unsigned q = 0; q < g->parts; q++) {
+        if (len[q] > b->cap - at) {
+            rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
+            return failed(g, err);
+        }
+        if (add_in_place(g, q, b->data + at, len[q], err) != 0)
+            return failed(g, err);
+        at += len[q];
+    }
+    b->len = at;
+    if (over_budget(g) && spill(g, err) != 0)
         return failed(g, err);
     return RF_OK;
 }
@@ -680,37 +960,50 @@ static int parts_in_order(const rf_engine_gather *g)
     return 1;
 }
 
+struct numbered {
+    uint64_t number, val;
+};
+
 static int by_number(const void *a, const void *b)
 {
-    const uint64_t x = held_number(item_held(a)), y = held_number(item_held(b));
+    const uint64_t x = ((const struct numbered *)a)->number;
+    const uint64_t y = ((const struct numbered *)b)->number;
     return x < y ? -1 : x > y;
 }
 
 /* A tie a[0..m) (equal keys) put in the keyed order: its entries in number
  * order, ranked, and shuffled by rf_keyed_sort with the ranks as values. */
-static int order_tie(rf_engine_gather *g, rf_keyed *a, size_t m, rf_engine_error *err)
+static int order_tie(rf_engine_gather *g, rf_keyed *a, size_t m, enum form f,
+                     rf_engine_error *err)
 {
-    qsort(a, m, sizeof *a, by_number);
-    for (size_t i = 1; i < m; i++)
-        if (held_number(item_held(&a[i])) == held_number(item_held(&a[i - 1])))
-            return bad_packets(err); /* one record sent twice */
-    uint64_t *addr = malloc(m * sizeof *addr);
-    if (!addr)
+    struct numbered *t = malloc(m * sizeof *t);
+    if (!t)
         return rfi_engine_nomem(err);
     for (size_t i = 0; i < m; i++) {
-        addr[i] = a[i].val;
-        a[i].val = i;
+        size_t len;
+        t[i].val = a[i].val;
+        if (f == HELD_SPILLED)
+            (void)spilled_decode(item_addr(&a[i]), &t[i].number, &len);
+        else if (!packet_number(g, item_addr(&a[i]), &t[i].number))
+            return free(t), rfi_engine_nomem(err);
     }
+    qsort(t, m, sizeof *t, by_number);
+    for (size_t i = 1; i < m; i++)
+        if (t[i].number == t[i - 1].number)
+            return free(t), bad_packets(err); /* one record sent twice */
+    for (size_t i = 0; i < m; i++)
+        a[i].val = i;
     const rf_status st = rf_keyed_sort(&g->order, a, m, 1);
     for (size_t i = 0; i < m; i++)
-        a[i].val = addr[a[i].val];
-    free(addr);
+        a[i].val = t[a[i].val].val;
+    free(t);
     return st == RF_OK ? 0 : rfi_engine_status(err, st);
 }
 
 /* Items a[0..n) put in the keyed order (in place): sorted by key with
  * their addresses as values, then every tie ordered again by number. */
-static int order_entries(rf_engine_gather *g, rf_keyed *a, size_t n, rf_engine_error *err)
+static int order_entries(rf_engine_gather *g, rf_keyed *a, size_t n, enum form f,
+                         rf_engine_error *err)
 {
     const rf_status st = rf_keyed_sort(&g->order, a, n, g->threads);
     if (st != RF_OK)
@@ -719,7 +1012,7 @@ static int order_entries(rf_engine_gather *g, rf_keyed *a, size_t n, rf_engine_e
         size_t j = i + 1;
         while (j < n && a[j].key == a[i].key)
             j++;
-        if (j - i > 1 && order_tie(g, a + i, j - i, err) != 0)
+        if (j - i > 1 && order_tie(g, a + i, j - i, f, err) != 0)
             return 1;
         i = j;
     }
@@ -739,7 +1032,7 @@ static int finish(rf_engine_gather *g, rf_engine_error *err)
         return bad_packets(err);
     if (g->root)
         return g->held_records > 0 && spill(g, err) != 0;
-    return order_entries(g, g->items, g->nitems, err);
+    return order_entries(g, g->items, g->nitems, HELD_PACKET, err);
 }
 
 /* What is done with each ordered batch: summed (bytes) or written. */
@@ -754,15 +1047,15 @@ static int sink_error(int errnum, rf_engine_error *err)
     return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, errnum);
 }
 
-static int take_batch(struct visit *v, const rf_keyed *a, size_t n, rf_engine_error *err)
+static int take_batch(const rf_engine_gather *g, struct visit *v, const rf_keyed *a, size_t n,
+                      enum form f, rf_engine_error *err)
 {
     if ((uint64_t)n > v->left)
         n = (size_t)v->left;
     if (!v->sink) {
         for (size_t i = 0; i < n; i++) {
-            uint64_t number;
             size_t len;
-            (void)held_decode(item_held(&a[i]), &number, &len);
+            (void)record_bytes(g, f, &a[i], &len);
             v->bytes += len;
         }
         v->left -= n;
@@ -782,10 +1075,9 @@ static int take_batch(struct visit *v, const rf_keyed *a, size_t n, rf_engine_er
              * cache miss, overlapped by asking for those ahead (as
              * rf_records_write does). */
             if (i + PREFETCH < k)
-                __builtin_prefetch(item_held(&a[i + PREFETCH]));
-            uint64_t number;
+                __builtin_prefetch(item_addr(&a[i + PREFETCH]));
             size_t len;
-            const unsigned char *bytes = held_decode(item_held(&a[i]), &number, &len);
+            const unsigned char *bytes = record_bytes(g, f, &a[i], &len);
             rf_writer_put(w, bytes, len);
         }
         if (w->err)
@@ -874,7 +1166,7 @@ static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
             list[n++] = (rf_keyed){rfi_get_u64(buf + used), (uint64_t)(uintptr_t)(buf + used + 8)};
             used += size;
         }
-        if (n > 0 && spill_into(g, c, list, n, err) != 0)
+        if (n > 0 && spill_into(g, c, list, NULL, n, err) != 0)
             goto done;
         memmove(buf, buf + used, have - used);
         have -= used;
@@ -930,8 +1222,8 @@ static int visit_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi, s
     unsigned char *data = NULL;
     rf_keyed *list = NULL;
     int status = load_bucket(g, b, &data, &list, err) ||
-                 order_entries(g, list, (size_t)b->records, err) ||
-                 take_batch(v, list, (size_t)b->records, err);
+                 order_entries(g, list, (size_t)b->records, HELD_SPILLED, err) ||
+                 take_batch(g, v, list, (size_t)b->records, HELD_SPILLED, err);
     free(data);
     free(list);
     return status;
@@ -957,7 +1249,7 @@ static int visit_all(rf_engine_gather *g, struct visit *v, rf_engine_error *err)
     }
     if (g->root)
         return visit_set(g, g->root, v, err);
-    return take_batch(v, g->items, g->nitems, err);
+    return take_batch(g, v, g->items, g->nitems, HELD_PACKET, err);
 }
 
 rf_status rf_engine_gather_bytes(rf_engine_gather *g, uint64_t k, uint64_t *bytes,

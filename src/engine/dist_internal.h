@@ -11,11 +11,55 @@
 #include "riffle_engine.h"
 #include "watch.h"
 
-/* Wire format, version 1 (riffle_engine.h). */
+/* Wire format, version 2 (riffle_engine.h, "The wire format"). */
 #define RFI_DIST_MAGIC "RFPK"
-#define RFI_DIST_VERSION 1u
-#define RFI_DIST_FRAME 40 /* frame header bytes */
-#define RFI_DIST_ENTRY 24 /* entry header bytes: key, number, length */
+#define RFI_DIST_VERSION 2u
+#define RFI_DIST_FRAME 64 /* frame header bytes */
+#define RFI_DIST_VARINT_MAX 10 /* bytes of a 64-bit LEB128 varint */
+/* The record number whose key is a frame's check field. */
+#define RFI_DIST_CHECK_NUMBER UINT64_MAX
+
+/* An unsigned LEB128 varint (7 bits a byte, low first, high bit: more
+ * follow), as DWARF and protocol buffers write them. */
+static inline size_t rfi_put_varint(unsigned char *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (unsigned char)v;
+    return n;
+}
+
+static inline size_t rfi_varint_len(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* A varint in p[0..avail): its bytes, or 0 if it does not end there (or
+ * takes more than 64 bits). */
+static inline size_t rfi_get_varint(const unsigned char *p, size_t avail, uint64_t *v)
+{
+    uint64_t x = 0;
+    *v = 0;
+    for (size_t n = 0; n < avail && n < RFI_DIST_VARINT_MAX; n++) {
+        const uint64_t bits = (uint64_t)(p[n] & 0x7f);
+        if (n == RFI_DIST_VARINT_MAX - 1 && bits > 1)
+            return 0;
+        x |= bits << (7 * n);
+        if (!(p[n] & 0x80)) {
+            *v = x;
+            return n + 1;
+        }
+    }
+    return 0;
+}
 
 static inline void rfi_put_u32(unsigned char *p, uint32_t v)
 {
@@ -101,6 +145,18 @@ size_t rfi_dist_seg_of(const struct dist_view *v, uint64_t at);
  * recorded if unusable. */
 int rfi_dist_usable(const rf_engine_options *o, const rf_engine_input *in, size_t n,
                     rf_engine_error *err);
+
+/* The check field of the frames of a run with the keyed order o: the key
+ * of record number RFI_DIST_CHECK_NUMBER, a function of the seed and the
+ * generator that reveals neither (a gather refuses frames whose check is
+ * not its own, so packets of another seed fail even with one owner). */
+rf_status rfi_dist_check(const rf_keyed_order *o, uint64_t *check);
+
+/* For tests: the gather's keys taken from keys(ctx, number) instead of the
+ * keyed order (hand-built frames with ties on purpose; the check field is
+ * then not checked).  Before the first add. */
+typedef uint64_t (*rfi_dist_key_fn)(void *ctx, uint64_t number);
+void rfi_dist_gather_keys(rf_engine_gather *g, rfi_dist_key_fn keys, void *ctx);
 
 /* err itself, emptied, or *local if err is NULL. */
 rf_engine_error *rfi_dist_err(rf_engine_error *err, rf_engine_error *local);

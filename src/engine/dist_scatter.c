@@ -4,12 +4,20 @@
  * The part is a contiguous run of records of the logical stream
  * (dist_view.c); record first + j gets key k_(first + j) of the keyed
  * stream, so a part needs no other part's keys -- only how many records
- * come before it.  Each round walks records in order and appends each as an
- * entry (key, number, length, bytes) to its owner's frame, until one no
- * longer fits `room`; each owner thus receives its records in increasing
- * number order, which the gather relies on for ties.  The input pages
- * behind a round are given back (rfi_dist_view_release), so that a part's
- * bytes are not resident beside its gather. */
+ * come before it.  Each round walks records in order and appends each to
+ * its owner's frame as the gap to the owner's previous number (a varint:
+ * one byte while fewer than 128 records of other owners come between) and
+ * its bytes, until one no longer fits `room`; each owner thus receives its
+ * records in increasing number order, which the gather relies on for ties.
+ *
+ * A round's frames lie in one buffer, owner d's at d * stride, so that a
+ * transport sends them from where they were written (MPI_Ialltoallv with
+ * those displacements); the record's bytes are copied once, from the input
+ * into the frame.  Two buffers take turns, so a round's packets stay valid
+ * while the next one is packed (a pipelined transport sends one round
+ * while it packs the next).  The input pages behind a round are given back
+ * (rfi_dist_view_release), so that a part's bytes are not resident beside
+ * its gather. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,11 +26,12 @@
 
 /* Keys drawn at a time. */
 #define KEY_BATCH 512
+/* The smallest slot: a frame header and a short record. */
+#define SLOT_MIN ((size_t)RFI_DIST_FRAME + 64)
 
-struct owner_buf {
-    unsigned char *p;
-    size_t len, cap;
-    uint64_t records;
+struct slot {
+    size_t len;            /* bytes of its frame so far (0: no frame) */
+    uint64_t records, first, last;
 };
 
 struct rf_engine_scatter {
@@ -35,9 +44,14 @@ struct rf_engine_scatter {
     size_t seg;                /* the segment holding pos */
     uint64_t number;           /* the next record's global number */
     uint64_t handed, total;    /* records */
+    uint64_t check;            /* the frames' check field */
     uint64_t keys[KEY_BATCH];
     size_t kpos, kn;
-    struct owner_buf *out;
+    unsigned char *buf[2];     /* the rounds' frames, taking turns */
+    size_t cap[2];
+    int cur;                   /* the buffer of this round */
+    size_t stride;             /* owner d's frame at buf + d * stride */
+    struct slot *slot;
     int checked;
 };
 
@@ -53,10 +67,9 @@ void rf_engine_scatter_close(rf_engine_scatter *s)
     if (!s)
         return;
     rfi_dist_view_close(&s->v);
-    if (s->out)
-        for (unsigned d = 0; d < s->owners; d++)
-            free(s->out[d].p);
-    free(s->out);
+    free(s->buf[0]);
+    free(s->buf[1]);
+    free(s->slot);
     /* the generator's state and the order's keys */
     memset(&s->ks, 0, sizeof s->ks);
     memset(&s->order, 0, sizeof s->order);
@@ -75,7 +88,7 @@ rf_status rf_engine_scatter_open(rf_engine_scatter **sp, const rf_engine_options
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), err->status;
     *sp = NULL;
     rf_engine_scatter *s = calloc(1, sizeof *s);
-    if (!s || !(s->out = calloc(owners, sizeof *s->out))) {
+    if (!s || !(s->slot = calloc(owners, sizeof *s->slot))) {
         free(s);
         return rfi_engine_nomem(err), err->status;
     }
@@ -86,6 +99,8 @@ rf_status rf_engine_scatter_open(rf_engine_scatter **sp, const rf_engine_options
     rf_status st = rf_keyed_order_init(&s->order, o->rng, o->key);
     if (st == RF_OK)
         st = rf_keyed_stream_init(&s->ks, &s->order, first);
+    if (st == RF_OK)
+        st = rfi_dist_check(&s->order, &s->check);
     if (st != RF_OK) {
         rfi_engine_status(err, st);
         rf_engine_scatter_close(s);
@@ -137,33 +152,51 @@ static const unsigned char *record_at(rf_engine_scatter *s, size_t *len, int *ad
     return p;
 }
 
-static int reserve(struct owner_buf *b, size_t more)
+/* This round's buffer with slots of at least `stride` bytes: a larger
+ * stride (a record larger than the room) moves the frames made so far to
+ * their new places, last first, as they only move up. */
+static int make_room(rf_engine_scatter *s, size_t stride)
 {
-    if (b->cap - b->len >= more)
-        return 0;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap - b->len < more)
-        cap *= 2;
-    unsigned char *p = realloc(b->p, cap);
-    if (!p)
+    if (stride < s->stride)
+        stride = s->stride;
+    const int c = s->cur;
+    if (stride > SIZE_MAX / s->owners)
         return 1;
-    b->p = p;
-    b->cap = cap;
+    const size_t need = stride * s->owners;
+    if (need > s->cap[c]) {
+        unsigned char *p = realloc(s->buf[c], need);
+        if (!p)
+            return 1;
+        s->buf[c] = p;
+        s->cap[c] = need;
+    }
+    if (stride > s->stride)
+        for (unsigned d = s->owners; d-- > 0;)
+            if (s->slot[d].len)
+                memmove(s->buf[c] + (size_t)d * stride, s->buf[c] + (size_t)d * s->stride,
+                        s->slot[d].len);
+    s->stride = stride;
     return 0;
 }
 
-static void finish_frame(const rf_engine_scatter *s, unsigned d, struct owner_buf *b)
+static void finish_frame(const rf_engine_scatter *s, unsigned d)
 {
+    const struct slot *b = &s->slot[d];
     if (b->len == 0)
         return;
-    memcpy(b->p, RFI_DIST_MAGIC, 4);
-    rfi_put_u32(b->p + 4, RFI_DIST_VERSION);
-    rfi_put_u32(b->p + 8, s->part);
-    rfi_put_u32(b->p + 12, s->parts);
-    rfi_put_u32(b->p + 16, d);
-    rfi_put_u32(b->p + 20, s->owners);
-    rfi_put_u64(b->p + 24, b->records);
-    rfi_put_u64(b->p + 32, (uint64_t)(b->len - RFI_DIST_FRAME));
+    unsigned char *p = s->buf[s->cur] + (size_t)d * s->stride;
+    memcpy(p, RFI_DIST_MAGIC, 4);
+    rfi_put_u32(p + 4, RFI_DIST_VERSION);
+    rfi_put_u32(p + 8, s->part);
+    rfi_put_u32(p + 12, s->parts);
+    rfi_put_u32(p + 16, d);
+    rfi_put_u32(p + 20, s->owners);
+    rfi_put_u32(p + 24, s->v.delim);
+    rfi_put_u32(p + 28, 0);
+    rfi_put_u64(p + 32, b->records);
+    rfi_put_u64(p + 40, (uint64_t)(b->len - RFI_DIST_FRAME));
+    rfi_put_u64(p + 48, b->first);
+    rfi_put_u64(p + 56, s->check);
 }
 
 /* Append the record at s->pos to its owner's frame, if it fits in room
@@ -178,25 +211,30 @@ static int take_one(rf_engine_scatter *s, size_t room, rf_engine_error *err)
     size_t len;
     int added;
     const unsigned char *rec = record_at(s, &len, &added);
-    const size_t entry = RFI_DIST_ENTRY + len + (size_t)added;
     const unsigned d = rf_engine_owner(key, s->owners);
-    struct owner_buf *b = &s->out[d];
+    struct slot *b = &s->slot[d];
+    const uint64_t gap = b->len ? s->number - b->last - 1 : 0;
+    const size_t bytes = len + (size_t)added;
+    const size_t entry = rfi_varint_len(gap) + bytes;
+    if (entry < bytes)
+        return rfi_engine_nomem(err), -1;
     if (b->len > 0 && (b->len + entry > room || b->len + entry < b->len))
         return 0;
-    if (reserve(b, (b->len ? 0 : RFI_DIST_FRAME) + entry) != 0)
-        return rfi_engine_nomem(err), -1;
-    if (b->len == 0)
+    if (b->len == 0) {
+        if (entry > SIZE_MAX - RFI_DIST_FRAME || make_room(s, RFI_DIST_FRAME + entry) != 0)
+            return rfi_engine_nomem(err), -1;
         b->len = RFI_DIST_FRAME;
-    unsigned char *e = b->p + b->len;
-    rfi_put_u64(e, key);
-    rfi_put_u64(e + 8, s->number);
-    rfi_put_u64(e + 16, (uint64_t)(len + (size_t)added));
-    memcpy(e + RFI_DIST_ENTRY, rec, len);
+        b->first = s->number;
+    }
+    unsigned char *e = s->buf[s->cur] + (size_t)d * s->stride + b->len;
+    const size_t h = rfi_put_varint(e, gap);
+    memcpy(e + h, rec, len);
     if (added)
-        e[RFI_DIST_ENTRY + len] = s->v.delim;
+        e[h + len] = s->v.delim;
     b->len += entry;
     b->records++;
-    s->pos += len + (size_t)added;
+    b->last = s->number;
+    s->pos += bytes;
     s->number++;
     s->handed++;
     s->kpos++;
@@ -210,8 +248,12 @@ rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room, const void *
     err = rfi_dist_err(err, &local);
     if (!s || !out || !len || !done)
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    s->cur ^= 1;
     for (unsigned d = 0; d < s->owners; d++)
-        s->out[d].len = 0, s->out[d].records = 0;
+        s->slot[d].len = 0, s->slot[d].records = 0;
+    s->stride = 0; /* no frame yet: the slots may shrink back to the room */
+    if (s->handed < s->total && make_room(s, room > SLOT_MIN ? room : SLOT_MIN) != 0)
+        return rfi_engine_nomem(err), err->status;
     while (s->handed < s->total) {
         const int r = take_one(s, room, err);
         if (r < 0)
@@ -223,9 +265,9 @@ rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room, const void *
      * are not needed again */
     rfi_dist_view_release(&s->v, s->pos);
     for (unsigned d = 0; d < s->owners; d++) {
-        finish_frame(s, d, &s->out[d]);
-        out[d] = s->out[d].p;
-        len[d] = s->out[d].len;
+        finish_frame(s, d);
+        out[d] = s->slot[d].len ? s->buf[s->cur] + (size_t)d * s->stride : NULL;
+        len[d] = s->slot[d].len;
     }
     *done = s->handed == s->total;
     if (*done && !s->checked) {

@@ -27,6 +27,11 @@ rf_engine_error *rfi_dist_err(rf_engine_error *err, rf_engine_error *local)
     return err;
 }
 
+rf_status rfi_dist_check(const rf_keyed_order *o, uint64_t *check)
+{
+    return rf_keyed_keys(o, RFI_DIST_CHECK_NUMBER, check, 1);
+}
+
 int rfi_dist_usable(const rf_engine_options *o, const rf_engine_input *in, size_t n,
                     rf_engine_error *err)
 {

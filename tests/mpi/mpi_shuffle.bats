@@ -220,6 +220,25 @@ every_case() {
     cmp <(sort "$T/in") <(sort "$T/got")
 }
 
+@test "wire format 2: at most 1.08 bytes sent per input byte on 50-byte lines" {
+    # 100000 lines of 50 bytes (5 MB): each record goes as a one-byte gap and
+    # its bytes, plus 64 bytes per frame; --stats gives each rank's bytes
+    # sent (MB, one decimal), its own included
+    awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%08d %040d\n", i, i * 7 }' > "$T/in"
+    [ "$(wc -c < "$T/in")" -eq 5000000 ]
+    unset RIFFLE_MPI_ROUND_BYTES
+    local p
+    for p in 1 3; do
+        run mpi openmpi "$p" --seed=4 --stats "$T/in" -o "$T/got"
+        [ "$status" -eq 0 ]
+        printf '%s\n' "$output" | awk -v p="$p" '
+            /^riffle-mpi: stats: [0-9]/ { ranks++; sent += $9 }
+            END { r = sent / 5.0; print "sent " sent " MB: " r " per input byte"
+                  exit !(ranks == p && r >= 1.0 && r <= 1.08) }'
+    done
+    "$RIFFLE" --seed=4 "$T/in" | cmp - "$T/got"
+}
+
 @test "-o naming the input: replaced at the end, as riffle does" {
     lines 700 > "$T/a"
     cp "$T/a" "$T/b"
