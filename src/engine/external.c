@@ -18,7 +18,7 @@
  * scatter as a one-byte proxy, its bytes already in the spill file (a
  * temporary file like the others); the bucket keeps, beside the proxy's
  * offset, where they are, and pass 2 copies them to the sink from there in
- * pieces.  Stubs keep their places through a second scatter.  The order is
+ * pieces.  Proxies keep their places through a second scatter.  The order is
  * unchanged: it depends on the keys alone.
  *
  * Bucket files (keyfiles.h, as the distributed gather's): unnamed where the
