@@ -42,9 +42,9 @@
 
 #include "common/thread.h"
 #include "dist_internal.h"
-#include "engine_internal.h"
+#include "engine/engine_internal.h"
+#include "engine/keyfiles.h"
 #include "keyed/keyed_internal.h"
-#include "keyfiles.h"
 
 /* Memory counted per record beside its packet bytes: its rf_keyed in the list. */
 #define PER_RECORD 16u
