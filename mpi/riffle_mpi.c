@@ -32,6 +32,7 @@
 #include <sodium.h>
 
 #include "mpi_job.h"
+#include "riffle_io.h"
 
 /* ------------------------------------------------------------------------ */
 /* Statistics                                                               */
@@ -165,8 +166,7 @@ static int setup(struct job *j)
     eo->header = o->header;
     eo->count = o->count;
     eo->memory = o->memory;
-    const char *env = getenv("TMPDIR");
-    eo->tmpdir = o->tmpdir ? o->tmpdir : env && *env ? env : "/tmp";
+    eo->tmpdir = rf_temp_dir(o->tmpdir);
     eo->threads = o->threads;
     eo->temp = on_temp;
     eo->temp_ctx = j;

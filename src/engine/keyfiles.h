@@ -64,6 +64,7 @@ struct rfi_keyset;
 struct rfi_keybucket {
     struct rfi_keyfile f[RFI_KEYFILES_PER];
     struct rfi_keyset *child; /* split: its keys are in this set now */
+    uint64_t records, bytes;  /* the user's counts of what its files hold */
 };
 
 struct rfi_keyset {

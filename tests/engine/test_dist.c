@@ -28,7 +28,7 @@
 #include "riffle_engine.h"
 #include "riffle_io.h"
 #include "test_bytes.h"
-#include "engine/dist_internal.h"
+#include "dist/dist_internal.h"
 
 #define KIB ((uint64_t)1024)
 #define MIB (KIB * 1024)

@@ -1,15 +1,15 @@
 /* dist_internal.h -- the distributed runs of riffle_engine.h ("Distributed
  * runs"): the inputs as one random-access stream (dist_view.c), the wire
  * format's constants, and what the scatter and the gather share. */
-#ifndef RF_ENGINE_DIST_INTERNAL_H
-#define RF_ENGINE_DIST_INTERNAL_H
+#ifndef RF_DIST_INTERNAL_H
+#define RF_DIST_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "riffle_engine.h"
-#include "watch.h"
+#include "engine/watch.h"
 
 /* Wire format, version 2 (riffle_engine.h, "The wire format"). */
 #define RFI_DIST_MAGIC "RFPK"

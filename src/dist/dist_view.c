@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "dist_internal.h"
-#include "engine_internal.h"
+#include "engine/engine_internal.h"
 
 rf_engine_error *rfi_dist_err(rf_engine_error *err, rf_engine_error *local)
 {

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "dist_internal.h"
-#include "engine_internal.h"
+#include "engine/engine_internal.h"
 
 /* Keys drawn at a time. */
 #define KEY_BATCH 512

@@ -24,33 +24,28 @@
  * tie's order depends on its key and its items in input order only).
  *
  * Memory.  The packets' buffers, and 16 bytes per record for the list.
- * When those pass the budget, every held record is spilled: cut by key into
- * NB buckets (ranges of the owner's keys, so the buckets in order are the
- * keys in order and a tie never crosses two) and each bucket's run appended
- * to its file, a record as its key (8 bytes), its number and length
- * (LEB128 varints) and its bytes -- the numbers found again by walking the
- * frames in the order they were parsed, the list's order.  The files are
- * temp.h's, as the external engine's: unnamed where the file system allows
- * (a kill -9 leaves nothing), else numbered files of a directory announced
- * to the temp callback; each stays open until its bucket is split or the
- * gather ends, since an unnamed file has no name to reopen.  A bucket file
- * is read back whole and ordered as above.  A bucket still too large for the
- * budget is split the same way into NB buckets of its own key range
- * (riffle.h, "Keyed order": the order inside a key range depends on its
- * entries only). */
+ * When those pass the budget, every held record is spilled into the
+ * key-range bucket files the external engine uses too (keyfiles.h): cut by
+ * key into up to 2^RFI_KEYFILES_MAX_BITS buckets (ranges of the owner's
+ * keys, so the buckets in order are the keys in order and a tie never
+ * crosses two) and each bucket's run appended to its one file, a record as
+ * its key (8 bytes), its number and length (LEB128 varints) and its bytes --
+ * the numbers found again by walking the frames in the order they were
+ * parsed, the list's order.  A bucket file is read back whole and ordered as
+ * above.  A bucket still too large for the budget is split into a child set
+ * over its key range (riffle.h, "Keyed order": the order inside a key range
+ * depends on its entries only). */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "common/thread.h"
 #include "dist_internal.h"
-#include "engine_internal.h"
+#include "engine/engine_internal.h"
+#include "engine/keyfiles.h"
 #include "keyed/keyed_internal.h"
-#include "temp.h"
 
-/* Buckets per spill: one byte of bucket number per entry while cutting. */
-#define NB 256u
 /* Memory counted per record beside its packet bytes: its rf_keyed in the list. */
 #define PER_RECORD 16u
 /* rf_engine_gather_add copies frames into buffers of an eighth of the
@@ -63,9 +58,6 @@
 #define WRITE_BUF ((size_t)1 << 20)
 /* Entries asked for ahead of the one written. */
 #define PREFETCH 16
-/* A bucket this small is ordered in memory whatever the budget (as the
- * external engine's MIN_ORDER): splitting it saves less than it costs. */
-#define MIN_ORDER ((uint64_t)64 << 10)
 /* Keys drawn at a time by a part's cursor, and the gap beyond which a
  * ChaCha20 cursor seeks rather than walks: a seek costs about as much as
  * drawing a few dozen words. */
@@ -102,21 +94,6 @@ struct part_list {
     struct key_cursor kc;
 };
 
-struct bucket {
-    unsigned long id;        /* file number, when it has a file */
-    int has_file;
-    int fd;                  /* its file, written at its end (the descriptor's
-                                offset) and read with pread; -1 once split */
-    uint64_t records, bytes; /* record bytes */
-    uint64_t fbytes;         /* file bytes (entries) */
-    struct spill_set *child; /* split again */
-};
-
-struct spill_set {
-    uint64_t lo, hi;         /* the keys it covers */
-    struct bucket b[NB];
-};
-
 struct rf_engine_gather {
     rf_keyed_order order;
     unsigned parts;
@@ -141,9 +118,10 @@ struct rf_engine_gather {
     uint64_t records, bytes; /* added in all */
     int finished, failed;
     /* spilling */
-    struct engine eng;       /* the temporary files' settings, for temp.h */
-    struct temps t;          /* opened at the first spill */
-    struct spill_set *root;
+    struct engine eng;       /* the temporary files' settings, for keyfiles.h */
+    struct rfi_keyfiles kf;  /* opened at the first spill */
+    struct rfi_keyset *root; /* one file a bucket: its records, counted in
+                                records and bytes (record bytes) */
     unsigned char *wbuf;
 };
 
@@ -209,24 +187,6 @@ static int spilled_size(const unsigned char *p, size_t avail, size_t *size)
 static uint64_t owner_low(unsigned d, unsigned q)
 {
     return (uint64_t)((((unsigned __int128)d << 64) + q - 1) / q);
-}
-
-/* The keys [lo, hi] cut into NB ranges: bucket b's bounds and a key's bucket. */
-static unsigned bucket_of(uint64_t lo, uint64_t hi, uint64_t key)
-{
-    const unsigned __int128 width = (unsigned __int128)(hi - lo) + 1;
-    return (unsigned)((unsigned __int128)(key - lo) * NB / width);
-}
-
-static uint64_t bucket_low(uint64_t lo, uint64_t hi, unsigned b)
-{
-    const unsigned __int128 width = (unsigned __int128)(hi - lo) + 1;
-    return lo + (uint64_t)(((unsigned __int128)b * width + NB - 1) / NB);
-}
-
-static uint64_t bucket_high(uint64_t lo, uint64_t hi, unsigned b)
-{
-    return b + 1 == NB ? hi : bucket_low(lo, hi, b + 1) - 1;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -331,85 +291,35 @@ static rf_status key_of(rf_engine_gather *g, struct key_cursor *c, uint64_t i, u
 }
 
 /* ------------------------------------------------------------------------ */
-/* Temporary files (temp.h, as the external engine's: unnamed where the file
- * system allows, else numbered files of a directory riffle-XXXXXX)          */
+/* Bucket files (keyfiles.h, as the external engine's)                      */
 
 /* The files, their errors recorded in err (each call has its own). */
-static struct temps *temps(rf_engine_gather *g, rf_engine_error *err)
+static struct rfi_keyfiles *kfiles(rf_engine_gather *g, rf_engine_error *err)
 {
     g->eng.err = err;
-    return &g->t;
+    return &g->kf;
 }
 
-static int temp_error(rf_engine_gather *g, unsigned long id, int errnum, rf_engine_error *err)
+/* Every temporary file gone, and the caller told (temp.h); a failure to
+ * remove one is recorded in err. */
+static void remove_temps(rf_engine_gather *g, rf_engine_error *err)
 {
-    return rfi_temps_error(temps(g, err), id, errnum);
+    rfi_keyset_free(kfiles(g, err), g->root);
+    g->root = NULL;
+    (void)rfi_keyfiles_close(&g->kf);
 }
 
-/* A bucket's file, created at its first run.  Its descriptor stays open
- * until the bucket is split or the gather ends, as an unnamed file can
- * only be reached through it: one descriptor per bucket file, NB per set
- * (the file limit is raised as the external engine raises it). */
-static int open_bucket(rf_engine_gather *g, struct bucket *b, rf_engine_error *err)
-{
-    if (b->fd >= 0)
-        return 0;
-    if (b->has_file) /* split: no more runs go to it */
-        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
-    if (rfi_temps_create(temps(g, err), &b->id, &b->fd) != 0)
-        return 1;
-    b->has_file = 1;
-    return 0;
-}
-
-/* Every bucket file of s and its children closed (an unnamed one is gone
- * with it) and, if named, unlinked. */
-static void close_files(rf_engine_gather *g, struct spill_set *s)
-{
-    if (!s)
-        return;
-    for (unsigned b = 0; b < NB; b++) {
-        if (s->b[b].fd >= 0) {
-            close(s->b[b].fd);
-            rfi_temps_unlink(&g->t, s->b[b].id);
-        }
-        s->b[b].fd = -1;
-        close_files(g, s->b[b].child);
-    }
-}
-
-/* Every temporary file gone, and the caller told (temp.h). */
-static void remove_temps(rf_engine_gather *g)
-{
-    close_files(g, g->root);
-    (void)rfi_temps_close(&g->t);
-}
-
-static int write_all(int fd, const unsigned char *p, size_t len)
-{
-    while (len > 0) {
-        const ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return w < 0 ? errno : ENOSPC;
-        p += w;
-        len -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Append the records of items a[0..n) (one bucket's) to b's file: packet
+/* Append the records of items a[0..n) (one bucket's) to kb's file: packet
  * records with their numbers nums[0..n), or spilled ones (nums NULL). */
-static int write_run(rf_engine_gather *g, struct bucket *b, const rf_keyed *a,
+static int write_run(rf_engine_gather *g, struct rfi_keybucket *kb, const rf_keyed *a,
                      const uint64_t *nums, size_t n, rf_engine_error *err)
 {
-    if (open_bucket(g, b, err) != 0)
-        return 1;
-    const int fd = b->fd;
+    if (kb->child) /* split: no more runs go to it */
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
+    struct rfi_keyfiles *k = kfiles(g, err);
+    struct rfi_keyfile *f = &kb->f[0];
     size_t used = 0;
-    int werr = 0;
-    for (size_t i = 0; i < n && !werr; i++) {
+    for (size_t i = 0; i < n; i++) {
         uint64_t number;
         size_t len;
         const unsigned char *bytes;
@@ -424,58 +334,33 @@ static int write_run(rf_engine_gather *g, struct bucket *b, const rf_keyed *a,
         size_t hl = 8 + rfi_put_varint(head + 8, number);
         hl += rfi_put_varint(head + hl, len);
         if (used + hl + len > WRITE_BUF && used > 0) {
-            werr = write_all(fd, g->wbuf, used);
+            if (rfi_keyfile_append(k, f, g->wbuf, used) != 0)
+                return 1;
             used = 0;
         }
         memcpy(g->wbuf + used, head, hl);
         used += hl;
         if (hl + len > WRITE_BUF) {
-            werr = werr ? werr : write_all(fd, g->wbuf, used);
-            werr = werr ? werr : write_all(fd, bytes, len);
+            if (rfi_keyfile_append(k, f, g->wbuf, used) != 0 ||
+                rfi_keyfile_append(k, f, bytes, len) != 0)
+                return 1;
             used = 0;
         } else {
             memcpy(g->wbuf + used, bytes, len);
             used += len;
         }
-        b->records++;
-        b->bytes += len;
-        b->fbytes += hl + len;
+        kb->records++;
+        kb->bytes += len;
     }
-    if (!werr && used > 0)
-        werr = write_all(fd, g->wbuf, used);
-    return werr ? temp_error(g, b->id, werr, err) : 0;
-}
-
-static struct spill_set *new_set(uint64_t lo, uint64_t hi)
-{
-    struct spill_set *s = calloc(1, sizeof *s);
-    if (s) {
-        s->lo = lo;
-        s->hi = hi;
-        for (unsigned b = 0; b < NB; b++)
-            s->b[b].fd = -1;
-    }
-    return s;
-}
-
-static void free_set(struct spill_set *s)
-{
-    if (!s)
-        return;
-    for (unsigned b = 0; b < NB; b++) {
-        if (s->b[b].fd >= 0)
-            close(s->b[b].fd);
-        free_set(s->b[b].child);
-    }
-    free(s);
+    return used > 0 ? rfi_keyfile_append(k, f, g->wbuf, used) : 0;
 }
 
 /* The entries of items a[0..n) (with their numbers nums[0..n), or NULL:
  * write_run) cut by key into s's buckets and appended to their files. */
-static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *a,
+static int spill_into(rf_engine_gather *g, struct rfi_keyset *s, const rf_keyed *a,
                       const uint64_t *nums, size_t n, rf_engine_error *err)
 {
-    size_t count[NB] = {0}, at[NB];
+    size_t count[1u << RFI_KEYFILES_MAX_BITS] = {0}, at[1u << RFI_KEYFILES_MAX_BITS];
     unsigned char *which = malloc(n ? n : 1);
     rf_keyed *cut = malloc((n ? n : 1) * sizeof *cut);
     uint64_t *cut_nums = nums ? malloc((n ? n : 1) * sizeof *cut_nums) : NULL;
@@ -485,9 +370,9 @@ static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *
         goto done;
     }
     for (size_t i = 0; i < n; i++)
-        count[which[i] = (unsigned char)bucket_of(s->lo, s->hi, a[i].key)]++;
+        count[which[i] = (unsigned char)rfi_keyset_bucket(s, a[i].key)]++;
     size_t sum = 0;
-    for (unsigned b = 0; b < NB; b++) {
+    for (unsigned b = 0; b < s->n; b++) {
         at[b] = sum;
         sum += count[b];
     }
@@ -498,7 +383,7 @@ static int spill_into(rf_engine_gather *g, struct spill_set *s, const rf_keyed *
             cut_nums[to] = nums[i];
     }
     sum = 0;
-    for (unsigned b = 0; b < NB; b++) {
+    for (unsigned b = 0; b < s->n; b++) {
         if (count[b] && write_run(g, &s->b[b], cut + sum, nums ? cut_nums + sum : NULL,
                                   count[b], err) != 0)
             goto done;
@@ -609,12 +494,10 @@ static uint64_t *held_numbers(const rf_engine_gather *g)
 /* Everything held to bucket files. */
 static int spill(rf_engine_gather *g, rf_engine_error *err)
 {
-    if (!g->t.ready) {
-        rfi_raise_file_limit(); /* a descriptor per bucket file */
-        if (rfi_temps_open(temps(g, err), &g->eng) != 0)
-            return 1;
-    }
-    if (!g->root && !(g->root = new_set(g->klo, g->khi)))
+    if (rfi_keyfiles_open(kfiles(g, err)) != 0)
+        return 1;
+    if (!g->root &&
+        !(g->root = rfi_keyset_new(g->klo, g->khi, RFI_KEYFILES_MAX_BITS, 1)))
         return rfi_engine_nomem(err);
     if (!g->wbuf && !(g->wbuf = malloc(WRITE_BUF)))
         return rfi_engine_nomem(err);
@@ -634,12 +517,6 @@ static int over_budget(const rf_engine_gather *g)
 
 /* ------------------------------------------------------------------------ */
 /* Open, add, close                                                         */
-
-static const char *default_tmpdir(void)
-{
-    const char *env = getenv("TMPDIR");
-    return env && *env ? env : "/tmp";
-}
 
 rf_status rf_engine_gather_open(rf_engine_gather **gp, const rf_engine_options *o,
                                 unsigned parts, rf_engine_error *err)
@@ -664,11 +541,12 @@ rf_status rf_engine_gather_open(rf_engine_gather **gp, const rf_engine_options *
     g->parts = parts;
     g->budget = o->memory ? o->memory : rf_engine_default_memory();
     g->threads = rfi_threads(o->threads);
-    g->tmpdir = o->tmpdir ? o->tmpdir : default_tmpdir();
+    g->tmpdir = rf_temp_dir(o->tmpdir);
     g->eng.tmpdir = g->tmpdir;
     g->eng.named_temps = o->named_temps;
     g->eng.temp = o->temp;
     g->eng.temp_ctx = o->temp_ctx;
+    rfi_keyfiles_init(&g->kf, &g->eng);
     *gp = g;
     return RF_OK;
 }
@@ -677,7 +555,8 @@ void rf_engine_gather_close(rf_engine_gather *g)
 {
     if (!g)
         return;
-    remove_temps(g);
+    rf_engine_error ignored = {0}; /* nothing to report it to */
+    remove_temps(g, &ignored);
     drop_held(g);
     while (g->bufs) { /* given ones */
         struct pbuf *next = g->bufs->next;
@@ -688,7 +567,6 @@ void rf_engine_gather_close(rf_engine_gather *g)
         for (unsigned p = 0; p < g->parts; p++)
             memset(&g->pl[p].kc.s, 0, sizeof g->pl[p].kc.s);
     free(g->pl);
-    free_set(g->root);
     free(g->wbuf);
     memset(&g->order, 0, sizeof g->order);
     free(g);
@@ -702,7 +580,7 @@ void rfi_dist_gather_keys(rf_engine_gather *g, rfi_dist_key_fn keys, void *ctx)
 
 uint64_t rf_engine_gather_temp_files(const rf_engine_gather *g)
 {
-    return g ? g->t.files : 0;
+    return g ? g->kf.t.files : 0;
 }
 
 int rf_engine_gather_owner(const rf_engine_gather *g, unsigned *owner, unsigned *owners)
@@ -875,7 +753,7 @@ static int add_copies(rf_engine_gather *g, unsigned from, const unsigned char *p
 static rf_status failed(rf_engine_gather *g, rf_engine_error *err)
 {
     g->failed = 1;
-    remove_temps(g);
+    remove_temps(g, err);
     return err->status;
 }
 
@@ -1093,29 +971,23 @@ static int take_batch(const rf_engine_gather *g, struct visit *v, const rf_keyed
 }
 
 /* A bucket file read whole; its entries listed in file order. */
-static int load_bucket(rf_engine_gather *g, const struct bucket *b, unsigned char **data,
+static int load_bucket(rf_engine_gather *g, const struct rfi_keybucket *kb, unsigned char **data,
                        rf_keyed **list, rf_engine_error *err)
 {
-    *data = malloc(b->fbytes ? (size_t)b->fbytes : 1);
-    *list = malloc((b->records ? (size_t)b->records : 1) * sizeof **list);
+    const struct rfi_keyfile *f = &kb->f[0];
+    *data = malloc(f->size ? (size_t)f->size : 1);
+    *list = malloc((kb->records ? (size_t)kb->records : 1) * sizeof **list);
     if (!*data || !*list)
         return rfi_engine_nomem(err);
-    const int fd = b->fd;
-    uint64_t at = 0;
-    while (at < b->fbytes) {
-        const ssize_t r = pread(fd, *data + at, (size_t)(b->fbytes - at), (off_t)at);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return temp_error(g, b->id, r < 0 ? errno : EIO, err);
-        at += (uint64_t)r;
-    }
+    const struct rfi_keyfiles *k = kfiles(g, err);
+    if (rfi_keyfile_read(k, f, *data, (size_t)f->size, 0) != 0)
+        return 1;
     const unsigned char *p = *data;
-    size_t left = (size_t)b->fbytes;
-    for (uint64_t i = 0; i < b->records; i++) {
+    size_t left = (size_t)f->size;
+    for (uint64_t i = 0; i < kb->records; i++) {
         size_t size;
         if (!spilled_size(p, left, &size))
-            return temp_error(g, b->id, EIO, err); /* not the file written */
+            return rfi_keyfile_error(k, f, EIO); /* not the file written */
         (*list)[i] = (rf_keyed){rfi_get_u64(p), (uint64_t)(uintptr_t)(p + 8)};
         p += size;
         left -= size;
@@ -1123,116 +995,136 @@ static int load_bucket(rf_engine_gather *g, const struct bucket *b, unsigned cha
     return 0;
 }
 
-/* A bucket too large for the budget, cut by its keys into a set of its own,
- * reading its file a piece of about half the budget at a time. */
-static int split_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi,
-                        rf_engine_error *err)
+/* The whole entries in buf[0..have) listed into *list (grown as needed):
+ * returns their count and sets *used to their bytes, or returns -1 when out
+ * of memory. */
+static ptrdiff_t list_entries(unsigned char *buf, size_t have, rf_keyed **list, size_t *list_cap,
+                              size_t *used)
 {
-    struct bucket *b = &s->b[bi];
-    struct spill_set *c = new_set(bucket_low(s->lo, s->hi, bi), bucket_high(s->lo, s->hi, bi));
-    size_t cap = g->budget / 2 > MIN_ORDER ? (size_t)(g->budget / 2) : (size_t)MIN_ORDER;
+    size_t n = 0, size = 0;
+    *used = 0;
+    while (spilled_size(buf + *used, have - *used, &size)) {
+        if (n == *list_cap) {
+            const size_t cap = *list_cap ? *list_cap * 2 : 4096;
+            rf_keyed *nl = realloc(*list, cap * sizeof *nl);
+            if (!nl)
+                return -1;
+            *list = nl;
+            *list_cap = cap;
+        }
+        (*list)[n++] = (rf_keyed){rfi_get_u64(buf + *used), (uint64_t)(uintptr_t)(buf + *used + 8)};
+        *used += size;
+    }
+    return (ptrdiff_t)n;
+}
+
+/* Bucket kb's entries cut into its child set, reading its file a piece of
+ * about half the budget at a time. */
+static int scatter_bucket(rf_engine_gather *g, struct rfi_keybucket *kb, rf_engine_error *err)
+{
+    const struct rfi_keyfile *f = &kb->f[0];
+    size_t cap = g->budget / 2 > RFI_KEYFILES_MIN_ORDER ? (size_t)(g->budget / 2)
+                                                          : (size_t)RFI_KEYFILES_MIN_ORDER;
     unsigned char *buf = malloc(cap);
     rf_keyed *list = NULL;
     size_t list_cap = 0, have = 0;
-    const int fd = b->fd;
     int status = 1;
-    if (!c || !buf) {
+    if (!buf) {
         rfi_engine_nomem(err);
         goto done;
     }
-    for (uint64_t at = 0; at < b->fbytes || have > 0;) {
-        const size_t want = b->fbytes - at < cap - have ? (size_t)(b->fbytes - at) : cap - have;
-        const ssize_t r = want ? pread(fd, buf + have, want, (off_t)at) : 0;
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0 || (r == 0 && want > 0)) {
-            temp_error(g, b->id, r < 0 ? errno : EIO, err);
+    for (uint64_t at = 0; at < f->size || have > 0;) {
+        const size_t want = f->size - at < cap - have ? (size_t)(f->size - at) : cap - have;
+        if (want > 0 && rfi_keyfile_read(kfiles(g, err), f, buf + have, want, at) != 0)
+            goto done;
+        at += want;
+        have += want;
+        size_t used;
+        const ptrdiff_t n = list_entries(buf, have, &list, &list_cap, &used);
+        if (n < 0) {
+            rfi_engine_nomem(err);
             goto done;
         }
-        at += (uint64_t)r;
-        have += (size_t)r;
-        /* the whole entries in buf[0..have) */
-        size_t n = 0, used = 0, size = 0;
-        while (spilled_size(buf + used, have - used, &size)) {
-            if (n == list_cap) {
-                list_cap = list_cap ? list_cap * 2 : 4096;
-                rf_keyed *nl = realloc(list, list_cap * sizeof *nl);
-                if (!nl) {
-                    rfi_engine_nomem(err);
-                    goto done;
-                }
-                list = nl;
-            }
-            list[n++] = (rf_keyed){rfi_get_u64(buf + used), (uint64_t)(uintptr_t)(buf + used + 8)};
-            used += size;
-        }
-        if (n > 0 && spill_into(g, c, list, NULL, n, err) != 0)
+        if (n > 0 && spill_into(g, kb->child, list, NULL, (size_t)n, err) != 0)
             goto done;
         memmove(buf, buf + used, have - used);
         have -= used;
-        if (at >= b->fbytes && n == 0 && have > 0) {
-            temp_error(g, b->id, EIO, err); /* a truncated file */
+        if (at >= f->size && n == 0 && have > 0) {
+            rfi_keyfile_error(kfiles(g, err), f, EIO); /* a truncated file */
             goto done;
         }
         if (n == 0 && have > 0) { /* an entry larger than the buffer */
             size_t need;
             (void)spilled_size(buf, have, &need); /* 0 while its header is not in */
-            unsigned char *nb = realloc(buf, need > cap ? need : cap * 2);
+            const size_t grown = need > cap ? need : cap * 2;
+            unsigned char *nb = realloc(buf, grown);
             if (!nb) {
                 rfi_engine_nomem(err);
                 goto done;
             }
             buf = nb;
-            cap = need > cap ? need : cap * 2;
+            cap = grown;
         }
     }
-    b->child = c;
-    c = NULL;
-    close(b->fd); /* its entries are in the child's files now */
-    b->fd = -1;
-    rfi_temps_unlink(&g->t, b->id);
     status = 0;
 done:
-    free_set(c);
     free(buf);
     free(list);
     return status;
 }
 
-static int visit_set(rf_engine_gather *g, struct spill_set *s, struct visit *v,
-                     rf_engine_error *err);
-
-static int visit_bucket(rf_engine_gather *g, struct spill_set *s, unsigned bi, struct visit *v,
+/* A bucket too large for the budget, cut by its keys into a set of its own
+ * (keyfiles.h), its own file dropped once its entries are in the child's. */
+static int split_bucket(rf_engine_gather *g, struct rfi_keyset *s, unsigned bi,
                         rf_engine_error *err)
 {
-    struct bucket *b = &s->b[bi];
-    if (b->records == 0 || v->left == 0)
+    struct rfi_keybucket *kb = &s->b[bi];
+    struct rfi_keyfiles *k = kfiles(g, err);
+    if (rfi_keyset_split(k, s, bi, kb->f[0].size + PER_RECORD * kb->records, g->budget) != 0)
+        return 1;
+    if (scatter_bucket(g, kb, err) != 0) {
+        rfi_keyset_free(kfiles(g, err), kb->child);
+        kb->child = NULL;
+        return 1;
+    }
+    rfi_keybucket_drop(k, kb);
+    return 0;
+}
+
+static int visit_set(rf_engine_gather *g, struct rfi_keyset *s, struct visit *v,
+                     rf_engine_error *err);
+
+static int visit_bucket(rf_engine_gather *g, struct rfi_keyset *s, unsigned bi, struct visit *v,
+                        rf_engine_error *err)
+{
+    struct rfi_keybucket *kb = &s->b[bi];
+    if (kb->records == 0 || v->left == 0)
         return 0;
-    if (!v->sink && b->records <= v->left && !b->child) {
-        v->bytes += b->bytes; /* whole: no need to order it */
-        v->left -= b->records;
+    if (!v->sink && kb->records <= v->left && !kb->child) {
+        v->bytes += kb->bytes; /* whole: no need to order it */
+        v->left -= kb->records;
         return 0;
     }
-    const uint64_t lo = bucket_low(s->lo, s->hi, bi), hi = bucket_high(s->lo, s->hi, bi);
-    if (!b->child && b->fbytes + PER_RECORD * b->records > g->budget && b->fbytes > MIN_ORDER &&
-        b->records > 1 && lo < hi && split_bucket(g, s, bi, err) != 0)
+    const uint64_t need = kb->f[0].size + PER_RECORD * kb->records;
+    if (!kb->child && !rfi_keyset_fits(s, bi, need, kb->records, g->budget) &&
+        split_bucket(g, s, bi, err) != 0)
         return 1;
-    if (b->child)
-        return visit_set(g, b->child, v, err);
+    if (kb->child)
+        return visit_set(g, kb->child, v, err);
     unsigned char *data = NULL;
     rf_keyed *list = NULL;
-    int status = load_bucket(g, b, &data, &list, err) ||
-                 order_entries(g, list, (size_t)b->records, HELD_SPILLED, err) ||
-                 take_batch(g, v, list, (size_t)b->records, HELD_SPILLED, err);
+    int status = load_bucket(g, kb, &data, &list, err) ||
+                 order_entries(g, list, (size_t)kb->records, HELD_SPILLED, err) ||
+                 take_batch(g, v, list, (size_t)kb->records, HELD_SPILLED, err);
     free(data);
     free(list);
     return status;
 }
 
-static int visit_set(rf_engine_gather *g, struct spill_set *s, struct visit *v,
+static int visit_set(rf_engine_gather *g, struct rfi_keyset *s, struct visit *v,
                      rf_engine_error *err)
 {
-    for (unsigned b = 0; b < NB && v->left > 0; b++)
+    for (unsigned b = 0; b < s->n && v->left > 0; b++)
         if (visit_bucket(g, s, b, v, err) != 0)
             return 1;
     return 0;
