@@ -5,7 +5,8 @@
 #                   builds under gcc and clang, exported-symbol check
 #   make bench      benchmarks (ratios against baselines, one run)
 #   make install    honours PREFIX, DESTDIR, BINDIR, LIBDIR, INCLUDEDIR, MANDIR,
-#                   LIBEXECDIR, PYTHONDIR; INSTALL_SHUF_LINK=1 adds BINDIR/shuf -> riffle
+#                   LIBEXECDIR, PYTHONDIR, CMAKEDIR, BASHCOMPDIR, ZSHCOMPDIR,
+#                   FISHCOMPDIR; INSTALL_SHUF_LINK=1 adds BINDIR/shuf -> riffle
 #   make python     the Python package in the tree: PYTHONPATH=python imports riffle
 #   make deps       install the Debian packages the build and tests need (root)
 #   make demo       the README's main job: deal a shuffled 52-card deck
@@ -21,6 +22,10 @@ LIBEXECDIR ?= $(EXEC_PREFIX)/libexec
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+CMAKEDIR   ?= $(LIBDIR)/cmake/riffle
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR ?= $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 DESTDIR    ?=
 
 BUILD      ?= build
@@ -105,7 +110,10 @@ PYTHONDIR  ?= $(shell $(PYTHON) -c 'import sys; p = "$(PREFIX)"; \
 PY_STAMP   := $(BUILD)/python/module.stamp
 PY_SRCS    := setup.py pyproject.toml python/build_ffi.py python/riffle/_glue.c
 PROGRAMS := $(if $(CLI_SRCS),$(RIFFLE) $(BUILD)/shuf)
-all: lib $(PROGRAMS) $(EXAMPLES) $(BUILD)/riffle.pc $(MPI_PROGRAMS)
+COMPLETIONS := $(addprefix $(BUILD)/completions/,riffle.bash _riffle riffle.fish)
+CMAKE_FILES := $(BUILD)/cmake/riffleConfig.cmake $(BUILD)/cmake/riffleConfigVersion.cmake
+all: lib $(PROGRAMS) $(EXAMPLES) $(BUILD)/riffle.pc $(CMAKE_FILES) $(if $(CLI_SRCS),$(COMPLETIONS)) \
+     $(MPI_PROGRAMS)
 
 lib: $(STATIC) $(SHARED)
 
@@ -187,6 +195,40 @@ $(BUILD)/riffle.pc: riffle.pc.in include/riffle.h
 	@mkdir -p $(@D)
 	$(PC_SUBST) $< > $@
 
+# The CMake package files (find_package(riffle), target riffle::riffle), from
+# templates in cmake/ with the same substitutions, made again by `make install`.
+# Their libraries' link interface is LIB_DEPS, as a CMake list of flags; the
+# pointer size lets the version file refuse a build of another word size.
+EMPTY :=
+LIB_DEPS_LIST := $(subst $(EMPTY) $(EMPTY),;,$(strip $(LIB_DEPS)))
+SIZEOF_VOID_P := $(shell printf '__SIZEOF_POINTER__\n' | $(CC) -E -P -x c - 2>/dev/null | tail -n 1)
+CMAKE_SUBST = $(PC_SUBST) -e 's|@CMAKEDIR@|$(CMAKEDIR)|g' -e 's|@SOMAJOR@|$(SOMAJOR)|g' \
+	    -e 's|@LIB_DEPS_LIST@|$(LIB_DEPS_LIST)|g' -e 's|@SIZEOF_VOID_P@|$(SIZEOF_VOID_P)|g'
+$(BUILD)/cmake/%.cmake: cmake/%.cmake.in include/riffle.h
+	@mkdir -p $(@D)
+	$(CMAKE_SUBST) $< > $@
+
+# Shell completions, written by a program built from the commands' option
+# tables (cli/cli_options.h), as the command-line fuzzer is: they offer the
+# options the program parses, no copy of them.
+GEN_COMPLETIONS := $(BUILD)/gen_completions
+$(BUILD)/completion/gen_completions.o: cli/completion/gen_completions.c cli/cli_options.h
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CPPFLAGS) -Icli $(ALL_CFLAGS) -c -o $@ $<
+
+$(GEN_COMPLETIONS): $(BUILD)/completion/gen_completions.o $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS)) $(AUDIT_LIB) $(STATIC)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_DEPS)
+
+$(BUILD)/completions/riffle.bash: $(GEN_COMPLETIONS)
+	@mkdir -p $(@D)
+	$(GEN_COMPLETIONS) bash > $@.tmp && mv $@.tmp $@
+$(BUILD)/completions/_riffle: $(GEN_COMPLETIONS)
+	@mkdir -p $(@D)
+	$(GEN_COMPLETIONS) zsh > $@.tmp && mv $@.tmp $@
+$(BUILD)/completions/riffle.fish: $(GEN_COMPLETIONS)
+	@mkdir -p $(@D)
+	$(GEN_COMPLETIONS) fish > $@.tmp && mv $@.tmp $@
+
 # The command-line fuzzer (fuzz/cli_argv.c): built from the program's objects
 # (all but main.c) for their option tables, run by tests/checks/check_cli_fuzz.sh.
 CLI_ARGV := $(BUILD)/cli_argv
@@ -247,7 +289,7 @@ demo: all
 
 install: all
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) \
-	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1
+	    $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(CMAKEDIR)
 	$(if $(CLI_SRCS),$(INSTALL) -m 755 $(RIFFLE) $(DESTDIR)$(BINDIR)/riffle)
 	$(INSTALL) -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libriffle.a
 	$(INSTALL) -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/libriffle.so.$(VERSION)
@@ -255,10 +297,13 @@ install: all
 	ln -sf libriffle.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libriffle.so
 	$(INSTALL) -m 644 include/riffle*.h $(DESTDIR)$(INCLUDEDIR)/
 	$(PC_SUBST) riffle.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/riffle.pc
+	$(CMAKE_SUBST) cmake/riffleConfig.cmake.in > $(DESTDIR)$(CMAKEDIR)/riffleConfig.cmake
+	$(CMAKE_SUBST) cmake/riffleConfigVersion.cmake.in > $(DESTDIR)$(CMAKEDIR)/riffleConfigVersion.cmake
 	if [ -f docs/riffle.1 ]; then $(INSTALL) -m 644 docs/riffle.1 $(DESTDIR)$(MANDIR)/man1/riffle.1; fi
 	if [ -x $(RIFFLE_MPI) ]; then $(INSTALL) -m 755 $(RIFFLE_MPI) $(DESTDIR)$(BINDIR)/riffle-mpi; \
 	    $(INSTALL) -m 644 docs/riffle-mpi.1 $(DESTDIR)$(MANDIR)/man1/riffle-mpi.1; fi
 	$(if $(CLI_SRCS),$(install_shuf_links))
+	$(if $(CLI_SRCS),$(install_completions))
 	@if $(PYTHON) -c 'import cffi, numpy, setuptools' 2>/dev/null; then \
 	    $(MAKE) --no-print-directory install-python; \
 	else echo "install: $(PYTHON) has no cffi, numpy or setuptools: the Python package is not installed"; fi
@@ -288,12 +333,23 @@ $(INSTALL) -d $(DESTDIR)$(SHUF_DIR)
 	fi
 endef
 
+define install_completions
+$(INSTALL) -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	$(INSTALL) -m 644 $(BUILD)/completions/riffle.bash $(DESTDIR)$(BASHCOMPDIR)/riffle
+	$(INSTALL) -m 644 $(BUILD)/completions/_riffle $(DESTDIR)$(ZSHCOMPDIR)/_riffle
+	$(INSTALL) -m 644 $(BUILD)/completions/riffle.fish $(DESTDIR)$(FISHCOMPDIR)/riffle.fish
+endef
+
 # Removes both shuf links, the BINDIR one only if it is riffle's.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/riffle $(DESTDIR)$(LIBDIR)/libriffle.a \
 	    $(DESTDIR)$(LIBDIR)/libriffle.so* $(DESTDIR)$(PKGCONFIGDIR)/riffle.pc \
 	    $(DESTDIR)$(MANDIR)/man1/riffle.1 $(DESTDIR)$(SHUF_DIR)/shuf \
-	    $(DESTDIR)$(BINDIR)/riffle-mpi $(DESTDIR)$(MANDIR)/man1/riffle-mpi.1
+	    $(DESTDIR)$(BINDIR)/riffle-mpi $(DESTDIR)$(MANDIR)/man1/riffle-mpi.1 \
+	    $(DESTDIR)$(CMAKEDIR)/riffleConfig.cmake $(DESTDIR)$(CMAKEDIR)/riffleConfigVersion.cmake \
+	    $(DESTDIR)$(BASHCOMPDIR)/riffle $(DESTDIR)$(ZSHCOMPDIR)/_riffle \
+	    $(DESTDIR)$(FISHCOMPDIR)/riffle.fish
+	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 	if [ "$$(readlink $(DESTDIR)$(BINDIR)/shuf)" = riffle ]; then rm -f $(DESTDIR)$(BINDIR)/shuf; fi
 	rmdir $(DESTDIR)$(SHUF_DIR) 2>/dev/null || true
 	cd $(DESTDIR)$(INCLUDEDIR) && rm -f riffle*.h

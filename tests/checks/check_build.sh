@@ -37,11 +37,21 @@ else
 fi
 staged() {
     make -s BUILD="$build" DESTDIR="$tmp/stage" PREFIX=/opt/riffle install &&
-    for f in lib/libriffle.a lib/libriffle.so include/riffle.h lib/pkgconfig/riffle.pc; do
+    for f in lib/libriffle.a lib/libriffle.so include/riffle.h lib/pkgconfig/riffle.pc \
+        lib/cmake/riffle/riffleConfig.cmake lib/cmake/riffle/riffleConfigVersion.cmake; do
         [ -e "$tmp/stage/opt/riffle/$f" ] || { echo "missing $f"; return 1; }
     done &&
     grep -q '^prefix=/opt/riffle$' "$tmp/stage/opt/riffle/lib/pkgconfig/riffle.pc" &&
+    staged_completions &&
     staged_mpi
+}
+# The completions, as the build generated them, where bash-completion, zsh
+# (its site-functions) and fish (its vendor directory) look under PREFIX.
+staged_completions() {
+    share=$tmp/stage/opt/riffle/share
+    cmp "$build/completions/riffle.bash" "$share/bash-completion/completions/riffle" &&
+    cmp "$build/completions/_riffle" "$share/zsh/site-functions/_riffle" &&
+    cmp "$build/completions/riffle.fish" "$share/fish/vendor_completions.d/riffle.fish"
 }
 # riffle-mpi is built by `make mpi` only (an MPI compiler is needed): when it
 # is in the build, make install puts it and its man page in the tree as built.
@@ -116,7 +126,9 @@ opt_in() {
     { [ ! -x "$build/riffle-mpi" ] || [ -x "$s/usr/bin/riffle-mpi" ]; } &&
     make -s BUILD="$build" DESTDIR="$s" PREFIX=/usr uninstall &&
     for f in bin/shuf libexec/riffle/shuf libexec/riffle bin/riffle bin/riffle-mpi \
-        share/man/man1/riffle-mpi.1; do
+        share/man/man1/riffle-mpi.1 share/bash-completion/completions/riffle \
+        share/zsh/site-functions/_riffle share/fish/vendor_completions.d/riffle.fish \
+        lib/cmake/riffle; do
         if [ -e "$s/usr/$f" ] || [ -L "$s/usr/$f" ]; then echo "$f left"; return 1; fi
     done &&
     echo coreutils > "$s/usr/bin/shuf" &&
