@@ -7,6 +7,14 @@ import pytest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+def child_env(**more):
+    """The environment for a child Python that must import the riffle under
+    test -- the tree's or a pip install's, whichever this process imported."""
+    import riffle
+    where = os.path.dirname(os.path.dirname(os.path.abspath(riffle.__file__)))
+    return dict(os.environ, PYTHONPATH=where, **more)
+
+
 @pytest.fixture(scope="session")
 def riffle_bin():
     """Path of the riffle program ($RIFFLE, else build/riffle)."""

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import riffle
+from conftest import child_env
 
 
 @pytest.fixture(scope="module")
@@ -226,10 +227,7 @@ def test_sigint_during_a_run_leaves_nothing(data, tmp_path):
         "                        tmpdir=sys.argv[3], progress=progress)\n"
         "except KeyboardInterrupt:\n"
         "    sys.exit(42)\n")
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in [os.path.join(
-        os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-        "python"), env.get("PYTHONPATH")] if p)
+    env = child_env()
     p = subprocess.Popen([sys.executable, "-c", code, str(big), str(out), str(tmpdir)],
                          stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=env)
     try:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import riffle
-from conftest import TOP, numbers
+from conftest import TOP, child_env, numbers
 
 DTYPES = [np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64, np.float16,
           np.float32, np.float64, np.complex128, np.bool_, "U5", "S3", "V7", object,
@@ -308,4 +308,4 @@ def test_import_does_not_import_torch():
     code = "import sys, riffle; riffle.Generator(1).permutation(10); " \
            "sys.exit('torch' in sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True,
-                   env=dict(os.environ, PYTHONPATH=os.path.join(TOP, "python")))
+                   env=child_env())

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import riffle
+from conftest import child_env
 
 
 def reference(data, delim=b"\n"):
@@ -298,9 +299,7 @@ def test_file_larger_than_the_memory_budget(tmp_path):
     order = riffle.Permutation(len(want), seed=3)[0:len(want)]
     crcs = np.array([zlib.crc32(want[i]) for i in order], dtype=np.uint32)
     budget = 24 << 20  # the offsets (8 bytes a record, about 6 MB) fit; the file does not
-    # the riffle under test, from the tree or installed
-    where = os.path.dirname(os.path.dirname(os.path.abspath(riffle.__file__)))
-    env = dict(os.environ, PYTHONPATH=where)
+    env = child_env()
     out = subprocess.run([sys.executable, "-c", CHILD, path, str(budget)], cwd=str(tmp_path),
                          env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert out.returncode == 0, out.stderr

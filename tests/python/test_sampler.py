@@ -2,7 +2,6 @@
 range(n) per epoch, per-epoch orders, independence of DataLoader workers,
 O(1) memory."""
 import itertools
-import os
 import subprocess
 import sys
 import tracemalloc
@@ -11,7 +10,7 @@ import numpy as np
 import pytest
 
 import riffle
-from conftest import TOP
+from conftest import child_env
 
 CASES = [(n, r) for n in [0, 1, 2, 5, 10, 11, 97, 1000] for r in [1, 2, 3, 4, 8, 13]]
 
@@ -121,7 +120,7 @@ def test_errors_like_torch():
             "try:\n    riffle.DistributedSampler(10)\n"
             "except (RuntimeError, ValueError) as e:\n    print('refused', type(e).__name__)\n")
     out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, check=True,
-                         env=dict(os.environ, PYTHONPATH=os.path.join(TOP, "python")),
+                         env=child_env(),
                          text=True).stdout
     assert out.startswith("refused")
 

@@ -6,7 +6,6 @@ torch base class made without `import riffle` importing torch."""
 import importlib.util
 import io
 import json
-import os
 import pickle
 import subprocess
 import sys
@@ -15,7 +14,7 @@ import time
 import pytest
 
 import riffle
-from conftest import TOP
+from conftest import child_env
 
 N, BATCH, STOP_AFTER = 103, 5, 3
 
@@ -334,7 +333,7 @@ def test_a_torch_sampler():
 def run_python(code):
     return subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
                           check=True,
-                          env=dict(os.environ, PYTHONPATH=os.path.join(TOP, "python"))).stdout
+                          env=child_env()).stdout
 
 
 def test_import_riffle_does_not_import_torch():
