@@ -53,17 +53,18 @@ timed() {
 
 # the stats of the last riffle-mpi run: the largest peak RSS (MiB) and bytes
 # sent (MB) of any rank, rank 0's phases (count exchange sizes write commit),
-# and the bytes all ranks sent (MB; self included)
+# the bytes all ranks sent (MB), and the bytes of records that stayed in
+# their rank (MB: the local lane; 0 for a binary without one)
 stats() {
     awk '/^riffle-mpi: stats: [0-9]/ {
-            if ($13 > rss) rss = $13; if ($9 > sent) sent = $9; all += $9
+            if ($13 > rss) rss = $13; if ($9 > sent) sent = $9; all += $9; kept += $17
             if ($3 == 0) ph = sprintf("%.2f / %.2f / %.2f / %.2f / %.2f", $4, $5, $6, $7, $8) }
-         END { printf "%.0f|%.0f|%s|%.1f\n", rss, sent, ph, all }' "$tmp/riffle-bench-mpi.err"
+         END { printf "%.0f|%.0f|%s|%.3f|%.3f\n", rss, sent, ph, all, kept }' "$tmp/riffle-bench-mpi.err"
 }
 
 header() {
     echo
-    echo "| case | P | threads per rank | wall s | CPU s | MB/s | peak RSS per rank MiB (target) | sent per rank MB | rank 0: count / exchange / sizes / write / commit s | wall vs riffle | CPU vs riffle | wire bytes per input byte |"
+    echo "| case | P | threads per rank | wall s | CPU s | MB/s | peak RSS per rank MiB (target) | sent per rank MB | rank 0: count / exchange / sizes / write / commit s | wall vs riffle | CPU vs riffle | wire bytes per byte sent |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 }
 
@@ -90,7 +91,8 @@ mpi_row() {
         "$wall" "$cpu" "$mbs" "${st%%|*}" "$target" "$(echo "$st" | cut -d'|' -f2)" \
         "$(echo "$st" | cut -d'|' -f3)" "$(awk -v t="$wall" -v b="$base" 'BEGIN { printf "%.2f", t / b }')" \
         "$(awk -v t="$cpu" -v b="$base_cpu" 'BEGIN { printf "%.2f", (b > 0) ? t / b : 0 }')" \
-        "$(awk -v s="$(echo "$st" | cut -d'|' -f4)" -v b="$bytes" 'BEGIN { printf "%.3f", s * 1e6 / b }')"
+        "$(awk -v s="$(echo "$st" | cut -d'|' -f4)" -v k="$(echo "$st" | cut -d'|' -f5)" -v b="$bytes" \
+            'BEGIN { t = b - k * 1e6; if (t > b / 1000) printf "%.3f", s * 1e6 / t; else printf "-" }')"
 }
 
 # old_row CASE FILE P: mpi_row with OLD's riffle-mpi, when OLD is set

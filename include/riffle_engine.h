@@ -552,6 +552,10 @@ RF_API RF_NODISCARD rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_
 /* Records of the part handed out so far, and in all (known from the open). */
 RF_API uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *total);
 
+/* Records of the part handed to the local lane so far (rf_engine_scatter_local),
+ * and their bytes (delimiters included): what did not travel. */
+RF_API uint64_t rf_engine_scatter_kept(const rf_engine_scatter *s, uint64_t *bytes);
+
 /* Unmap and free everything; s may be NULL. */
 RF_API void rf_engine_scatter_close(rf_engine_scatter *s);
 
@@ -615,6 +619,26 @@ RF_API RF_NODISCARD rf_status rf_engine_gather_buffer(rf_engine_gather *g, size_
  * result (RF_EINVAL also for a buf that is not one given out). */
 RF_API RF_NODISCARD rf_status rf_engine_gather_recv(rf_engine_gather *g, void *buf,
                                                     const size_t *len, rf_engine_error *err);
+
+/* The local lane: a part and an owner in one process (riffle-mpi's rank r
+ * is part r and owner r).  After this call, the scatter's records whose
+ * owner is `owner` skip the packets: each goes straight into g, held where
+ * it lies in the scatter's inputs -- not copied, not sent, its key not
+ * drawn again -- and the scatter's frames for that owner stay empty.  The
+ * output is the same as when the records travel.  Call it before the first
+ * rf_engine_scatter_next, with g opened with the same options (rng, key,
+ * delim, header) for the scatter's number of parts and not yet added to.
+ * g's records then point into s's inputs: s must stay open until g is
+ * closed, and it keeps its input pages mapped rather than giving them back
+ * round by round.  Those records count in g's budget at their 16 bytes of
+ * order alone (their bytes are the inputs'); a spill copies them to the
+ * bucket files as any other.  Returns RF_OK, or RF_EINVAL (a NULL
+ * argument, owner >= the scatter's owners, a scatter that already handed
+ * out records or has a lane, a gather of another run, parts or owner, or
+ * one already added to). */
+RF_API RF_NODISCARD rf_status rf_engine_scatter_local(rf_engine_scatter *s, unsigned owner,
+                                                      rf_engine_gather *g,
+                                                      rf_engine_error *err);
 
 /* The owner the packets were for, and of how many: 1 with *owner and
  * *owners set once a frame was added, else 0.  (A front end that knows

@@ -12,7 +12,10 @@
  * packed them and received into memory of the gather's own, which parses
  * and keeps them there (rf_engine_gather_buffer, _recv): no copy on either
  * side.  The rounds overlap: while one travels, the last is parsed and the
- * next packed.
+ * next packed.  A rank's own records do not travel at all: rank r is part
+ * r and owner r, and its scatter hands the records it owns to its gather
+ * where they lie in the input (rf_engine_scatter_local), so the scatter
+ * stays open until the gather is closed.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -299,9 +302,10 @@ static int count_part(struct job *j, uint64_t *first, uint64_t *bytes)
     return 0;
 }
 
-int job_exchange(struct job *j, rf_engine_gather **gp)
+int job_exchange(struct job *j, rf_engine_gather **gp, rf_engine_scatter **sp)
 {
     *gp = NULL;
+    *sp = NULL;
     double t = now();
     job_progress(j, "count", 0, 0);
     uint64_t first, bytes;
@@ -320,6 +324,8 @@ int job_exchange(struct job *j, rf_engine_gather **gp)
     else if (rf_engine_scatter_open(&s, &j->eo, j->in, j->n_in, (unsigned)j->rank,
                                     (unsigned)j->size, first, (unsigned)j->size, &e) != RF_OK)
         job_fail_engine(j, &e);
+    else if (rf_engine_scatter_local(s, (unsigned)j->rank, g, &e) != RF_OK)
+        job_fail_engine(j, &e);
     int status = job_agree(j);
     if (status == 0) {
         rounds(j, &r, s, g);
@@ -331,14 +337,17 @@ int job_exchange(struct job *j, rf_engine_gather **gp)
          * message (open_round has only agreed that one failed) */
         status = job_agree(j);
     }
-    rf_engine_scatter_close(s);
     round_free(&r);
+    if (s)
+        (void)rf_engine_scatter_kept(s, &j->st.kept);
     j->st.records = g ? rf_engine_gather_records(g) : 0;
     j->st.seconds[PH_EXCHANGE] = now() - t;
     if (status != 0) {
         rf_engine_gather_close(g);
+        rf_engine_scatter_close(s);
         return -1;
     }
     *gp = g;
+    *sp = s;
     return 0;
 }

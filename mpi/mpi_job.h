@@ -56,6 +56,7 @@ enum job_phase { PH_COUNT, PH_EXCHANGE, PH_SIZES, PH_WRITE, PH_COMMIT, PH_N };
 struct job_stats {
     double seconds[PH_N];
     uint64_t sent, received, records, rounds;
+    uint64_t kept; /* bytes of the rank's own records, which do not travel */
     uint64_t temp_files;      /* the gather made (rf_engine_gather_temp_files) */
 };
 
@@ -98,8 +99,10 @@ static inline double now(void)
 struct job_output;
 
 /* The records of every part moved to their owners: the gather of this
- * rank, filled.  `*g` is NULL after a failure (agreed). */
-int job_exchange(struct job *j, rf_engine_gather **g);
+ * rank, filled, and the scatter whose inputs hold the rank's own records
+ * (the local lane): close it after the gather.  Both NULL after a failure
+ * (agreed). */
+int job_exchange(struct job *j, rf_engine_gather **g, rf_engine_scatter **s);
 
 /* The output files: created as temporaries by rank 0 (beside each target),
  * opened by every rank.  Agreed. */

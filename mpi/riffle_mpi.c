@@ -45,7 +45,7 @@ static void print_stats(struct job *j)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double mine[PH_N + 8];
+    double mine[PH_N + 9];
     for (int i = 0; i < PH_N; i++)
         mine[i] = j->st.seconds[i];
     mine[PH_N] = (double)j->st.sent;
@@ -56,24 +56,27 @@ static void print_stats(struct job *j)
     mine[PH_N + 5] = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6;
     mine[PH_N + 6] = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     mine[PH_N + 7] = (double)j->st.temp_files;
-    const int w = PH_N + 8;
+    mine[PH_N + 8] = (double)j->st.kept;
+    const int w = PH_N + 9;
     if (j->rank != 0) {
         MPI_Send(mine, w, MPI_DOUBLE, 0, STATS_TAG, j->comm);
         return;
     }
     fprintf(stderr, "%s: stats: rank count_s exchange_s sizes_s write_s commit_s sent_MB "
-                    "received_MB records rounds peak_rss_MiB user_s sys_s temp_files\n", MPI_PROG);
+                    "received_MB records rounds peak_rss_MiB user_s sys_s temp_files kept_MB\n",
+            MPI_PROG);
     for (int r = 0; r < j->size; r++) {
-        double v[PH_N + 8];
+        double v[PH_N + 9];
         if (r == 0)
             memcpy(v, mine, sizeof v);
         else
             MPI_Recv(v, w, MPI_DOUBLE, r, STATS_TAG, j->comm, MPI_STATUS_IGNORE);
         fprintf(stderr,
-                "%s: stats: %d %.3f %.3f %.3f %.3f %.3f %.1f %.1f %.0f %.0f %.1f %.2f %.2f %.0f\n",
+                "%s: stats: %d %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.0f %.0f %.1f %.2f %.2f %.0f "
+                "%.3f\n",
                 MPI_PROG, r, v[PH_COUNT], v[PH_EXCHANGE], v[PH_SIZES], v[PH_WRITE], v[PH_COMMIT],
                 v[PH_N] / 1e6, v[PH_N + 1] / 1e6, v[PH_N + 2], v[PH_N + 3], v[PH_N + 4],
-                v[PH_N + 5], v[PH_N + 6], v[PH_N + 7]);
+                v[PH_N + 5], v[PH_N + 6], v[PH_N + 7], v[PH_N + 8] / 1e6);
     }
 }
 
@@ -204,10 +207,11 @@ static int run(struct job *j)
         return JOB_FAIL;
     struct job_output *out = NULL;
     rf_engine_gather *g = NULL;
+    rf_engine_scatter *s = NULL; /* the gather holds its own records in s's inputs */
     int status = JOB_FAIL;
     if (job_output_open(j, &out) != 0 || job_output_header(j, out) != 0)
         goto done;
-    if (job_exchange(j, &g) != 0)
+    if (job_exchange(j, &g, &s) != 0)
         goto done;
     job_progress(j, "order", 0, 0);
     pause_for_tests("order");
@@ -229,6 +233,7 @@ done:
     if (g)
         j->st.temp_files = rf_engine_gather_temp_files(g);
     rf_engine_gather_close(g);
+    rf_engine_scatter_close(s);
     job_output_close(j, out);
     if (j->opts->stats)
         print_stats(j);

@@ -73,10 +73,24 @@ struct pbuf {
     unsigned char *data;  /* after the struct */
 };
 
-/* A parsed frame: where its payload is, its first number, its records. */
+/* A parsed frame: where its payload is, its first number, its records.
+ * A run of the local lane (rf_engine_scatter_local) is a frame too: its
+ * payload the gaps alone (varints, as on the wire), its records where they
+ * lie in the scatter's inputs, one after another from `recs` (the gaps
+ * count the other owners' records between them), all before `recs_end`. */
 struct frame {
     const unsigned char *pay;
     uint64_t paylen, first, records;
+    const unsigned char *recs, *recs_end; /* a local run's; NULL for packets */
+};
+
+/* The local run being added: its gaps grow in `gaps` until it ends. */
+struct local_run {
+    int open;
+    const unsigned char *recs, *recs_end;
+    uint64_t first, records;
+    unsigned char *gaps;
+    size_t glen, gcap;
 };
 
 /* The keys of one part's records, in increasing number order. */
@@ -102,6 +116,9 @@ struct rf_engine_gather {
     unsigned owner, owners;
     uint64_t klo, khi;       /* the owner's keys */
     uint64_t check;          /* the frames' check field */
+    int lane;                /* a scatter hands its part `lane_part`'s records over */
+    unsigned lane_part;
+    struct local_run run;
     rfi_dist_key_fn test_keys; /* tests only: keys from here */
     void *test_ctx;
     uint64_t budget;
@@ -111,7 +128,8 @@ struct rf_engine_gather {
     struct pbuf *bufs;       /* held and given buffers */
     struct frame *frames;    /* the held frames, in the order parsed */
     size_t nframes, frames_cap;
-    struct frame *by_addr;   /* the same, by address: for ties (made on demand) */
+    struct frame *by_addr;   /* the packet frames by address: for ties (made on demand) */
+    size_t naddr;
     rf_keyed *items;         /* the held entries (key, address); ordered at the end */
     size_t nitems, items_cap;
     uint64_t held, held_records;
@@ -203,8 +221,38 @@ static void frame_numbers(const rf_engine_gather *g, const struct frame *f, uint
         p += rfi_get_varint(p, (size_t)(end - p), &gap);
         number = (r == 0 ? number : number + 1) + gap;
         out[r] = number;
-        p = (const unsigned char *)rawmemchr(p, g->delim) + 1;
+        if (!f->recs)
+            p = (const unsigned char *)rawmemchr(p, g->delim) + 1;
     }
+}
+
+/* The number of the local-run record at p, if one of the local runs holds
+ * it: the run walked record by record through the input (a gap of g is g
+ * other owners' records before the next of the run).  For ties only. */
+static int local_number(const rf_engine_gather *g, const unsigned char *p, uint64_t *number)
+{
+    for (size_t i = 0; i < g->nframes; i++) {
+        const struct frame *f = &g->frames[i];
+        if (!f->recs || (uintptr_t)p < (uintptr_t)f->recs ||
+            (uintptr_t)p >= (uintptr_t)f->recs_end)
+            continue;
+        const unsigned char *q = f->pay, *end = f->pay + f->paylen, *rec = f->recs;
+        uint64_t n = f->first;
+        for (uint64_t r = 0; r < f->records; r++) {
+            uint64_t gap;
+            q += rfi_get_varint(q, (size_t)(end - q), &gap);
+            if (r > 0) {
+                n += 1 + gap;
+                for (uint64_t k = 0; k <= gap; k++)
+                    rec = (const unsigned char *)rawmemchr(rec, g->delim) + 1;
+            }
+            if (rec == p)
+                break;
+        }
+        *number = n;
+        return 1;
+    }
+    return 0;
 }
 
 static int by_address(const void *a, const void *b)
@@ -218,13 +266,18 @@ static int by_address(const void *a, const void *b)
  * walked to it.  For ties only.  Returns 1 with *number set, 0 on no memory. */
 static int packet_number(rf_engine_gather *g, const unsigned char *p, uint64_t *number)
 {
+    if (local_number(g, p, number))
+        return 1;
     if (!g->by_addr) {
         if (!(g->by_addr = malloc((g->nframes ? g->nframes : 1) * sizeof *g->by_addr)))
             return 0;
-        memcpy(g->by_addr, g->frames, g->nframes * sizeof *g->frames);
-        qsort(g->by_addr, g->nframes, sizeof *g->by_addr, by_address);
+        g->naddr = 0;
+        for (size_t i = 0; i < g->nframes; i++)
+            if (!g->frames[i].recs)
+                g->by_addr[g->naddr++] = g->frames[i];
+        qsort(g->by_addr, g->naddr, sizeof *g->by_addr, by_address);
     }
-    size_t lo = 0, hi = g->nframes; /* the last frame starting at or before p */
+    size_t lo = 0, hi = g->naddr; /* the last frame starting at or before p */
     while (hi - lo > 1) {
         const size_t mid = lo + (hi - lo) / 2;
         if ((uintptr_t)g->by_addr[mid].pay <= (uintptr_t)p)
@@ -568,6 +621,7 @@ void rf_engine_gather_close(rf_engine_gather *g)
             memset(&g->pl[p].kc.s, 0, sizeof g->pl[p].kc.s);
     free(g->pl);
     free(g->wbuf);
+    free(g->run.gaps);
     memset(&g->order, 0, sizeof g->order);
     free(g);
 }
@@ -677,7 +731,7 @@ static int add_payload(rf_engine_gather *g, struct part_list *pl, const unsigned
     const uint64_t likely = payload / 64 + 1;
     if (reserve_items(g, (size_t)(records < likely ? records : likely)) != 0)
         return rfi_engine_nomem(err);
-    g->frames[g->nframes++] = (struct frame){p, payload, first, records};
+    g->frames[g->nframes++] = (struct frame){p, payload, first, records, NULL, NULL};
     size_t left = (size_t)payload;
     uint64_t number = first;
     for (uint64_t r = 0; r < records; r++) {
@@ -757,6 +811,130 @@ static rf_status failed(rf_engine_gather *g, rf_engine_error *err)
     return err->status;
 }
 
+/* ------------------------------------------------------------------------ */
+/* The local lane                                                           */
+
+int rfi_dist_gather_lane(rf_engine_gather *g, unsigned part, unsigned parts, unsigned owner,
+                         unsigned owners, unsigned char delim, const rf_keyed_order *order,
+                         uint64_t check)
+{
+    if (g->failed || g->finished || g->lane || g->records > 0 || parts != g->parts ||
+        part >= g->parts ||
+        owner >= owners || order->kind != g->order.kind ||
+        memcmp(order->item_key, g->order.item_key, sizeof order->item_key) != 0 ||
+        memcmp(order->tie_key, g->order.tie_key, sizeof order->tie_key) != 0 ||
+        (!g->test_keys && check != g->check))
+        return 1;
+    if (!g->have_owner) {
+        g->have_owner = 1;
+        g->delim = delim;
+        g->owner = owner;
+        g->owners = owners;
+        g->klo = owner_low(owner, owners);
+        g->khi = owner + 1 == owners ? UINT64_MAX : owner_low(owner + 1, owners) - 1;
+    } else if (owner != g->owner || owners != g->owners || delim != g->delim) {
+        return 1;
+    }
+    g->lane = 1;
+    g->lane_part = part;
+    return 0;
+}
+
+/* The open local run ended: its gaps copied into a held buffer of their
+ * own, and listed as a frame after the records it holds (the list and the
+ * frames stay in the same order: nothing else is added while a run is
+ * open). */
+static int local_close(rf_engine_gather *g, rf_engine_error *err)
+{
+    struct local_run *r = &g->run;
+    if (!r->open)
+        return 0;
+    r->open = 0;
+    struct pbuf *b = new_pbuf(g, r->glen, 0);
+    if (!b || reserve_items(g, 0) != 0)
+        return rfi_engine_nomem(err);
+    memcpy(b->data, r->gaps, r->glen);
+    b->len = r->glen;
+    g->frames[g->nframes++] =
+        (struct frame){b->data, r->glen, r->first, r->records, r->recs, r->recs_end};
+    return 0;
+}
+
+int rfi_dist_gather_local_end(rf_engine_gather *g, rf_engine_error *err)
+{
+    if (local_close(g, err) != 0)
+        return failed(g, err), 1;
+    if (over_budget(g) && spill(g, err) != 0)
+        return failed(g, err), 1;
+    return 0;
+}
+
+/* A record whose delimiter is not in the input (an unterminated last
+ * record): copied with it into a held buffer, as a run of its own. */
+static const unsigned char *local_copy(rf_engine_gather *g, const unsigned char *rec,
+                                       size_t len, rf_engine_error *err)
+{
+    if (local_close(g, err) != 0)
+        return NULL;
+    struct pbuf *b = len < SIZE_MAX ? new_pbuf(g, len + 1, 0) : NULL;
+    if (!b)
+        return rfi_engine_nomem(err), NULL;
+    memcpy(b->data, rec, len);
+    b->data[len] = g->delim;
+    b->len = len + 1;
+    return b->data;
+}
+
+int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t len, int added,
+                          uint64_t key, uint64_t number, rf_engine_error *err)
+{
+    struct part_list *pl = &g->pl[g->lane_part];
+    struct local_run *r = &g->run;
+    if (g->failed || g->finished || !g->lane || key < g->klo || key > g->khi ||
+        (pl->records > 0 && number <= pl->last)) {
+        rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
+        return failed(g, err), 1;
+    }
+    if (added && !(rec = local_copy(g, rec, len, err)))
+        return failed(g, err), 1;
+    const size_t size = len + (size_t)added;
+    if (r->gcap - r->glen < RFI_DIST_VARINT_MAX) {
+        const size_t cap = r->gcap ? r->gcap * 2 : 4096;
+        unsigned char *p = realloc(r->gaps, cap);
+        if (!p) {
+            rfi_engine_nomem(err);
+            return failed(g, err), 1;
+        }
+        r->gaps = p;
+        r->gcap = cap;
+    }
+    if (g->nitems == g->items_cap && reserve_items(g, 1) != 0) {
+        rfi_engine_nomem(err);
+        return failed(g, err), 1;
+    }
+    if (!r->open) {
+        r->open = 1;
+        r->recs = rec;
+        r->first = number;
+        r->records = 0;
+        r->glen = 0;
+    }
+    r->glen += rfi_put_varint(r->gaps + r->glen, r->records ? number - pl->last - 1 : 0);
+    r->records++;
+    r->recs_end = rec + size;
+    g->items[g->nitems++] = (rf_keyed){key, (uint64_t)(uintptr_t)rec};
+    if (pl->records == 0)
+        pl->first = number;
+    pl->last = number;
+    pl->records++;
+    g->held_records++;
+    g->records++;
+    g->bytes += size;
+    if (added)
+        return rfi_dist_gather_local_end(g, err);
+    return 0;
+}
+
 rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part, const void *packets,
                                size_t len, rf_engine_error *err)
 {
@@ -764,7 +942,7 @@ rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part, const vo
     err = rfi_dist_err(err, &local);
     if (!g || g->failed || g->finished || from_part >= g->parts || (len > 0 && !packets))
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
-    if (add_copies(g, from_part, packets, len, err) != 0)
+    if (local_close(g, err) != 0 || add_copies(g, from_part, packets, len, err) != 0)
         return failed(g, err);
     return RF_OK;
 }
@@ -801,6 +979,8 @@ rf_status rf_engine_gather_recv(rf_engine_gather *g, void *buf, const size_t *le
     if (!b || !len || g->failed || g->finished)
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
     b->given = 0; /* the gather's from now on, whatever happens */
+    if (local_close(g, err) != 0)
+        return failed(g, err);
     g->held += sizeof *b + b->cap;
     size_t at = 0;
     for (unsigned q = 0; q < g->parts; q++) {
@@ -905,6 +1085,8 @@ static int finish(rf_engine_gather *g, rf_engine_error *err)
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
     if (g->finished)
         return 0;
+    if (local_close(g, err) != 0)
+        return 1;
     g->finished = 1;
     if (!parts_in_order(g))
         return bad_packets(err);

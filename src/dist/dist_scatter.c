@@ -53,6 +53,13 @@ struct rf_engine_scatter {
     size_t stride;             /* owner d's frame at buf + d * stride */
     struct slot *slot;
     int checked;
+    rf_engine_gather *lane;    /* rf_engine_scatter_local: lane_owner's records go here */
+    unsigned lane_owner;
+    size_t lane_seg;           /* the segment of the lane's open run */
+    int lane_open;
+    uint64_t kept, kept_bytes;  /* records (and their bytes) handed to the lane */
+    rfi_dist_key_fn test_keys;  /* tests only: keys from here */
+    void *test_ctx;
 };
 
 uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *total)
@@ -60,6 +67,13 @@ uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *total)
     if (total)
         *total = s->total;
     return s->handed;
+}
+
+uint64_t rf_engine_scatter_kept(const rf_engine_scatter *s, uint64_t *bytes)
+{
+    if (bytes)
+        *bytes = s->kept_bytes;
+    return s->kept;
 }
 
 void rf_engine_scatter_close(rf_engine_scatter *s)
@@ -118,9 +132,50 @@ rf_status rf_engine_scatter_open(rf_engine_scatter **sp, const rf_engine_options
     return RF_OK;
 }
 
+rf_status rf_engine_scatter_local(rf_engine_scatter *s, unsigned owner, rf_engine_gather *g,
+                                  rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!s || !g || s->lane || s->handed > 0 || owner >= s->owners ||
+        rfi_dist_gather_lane(g, s->part, s->parts, owner, s->owners, s->v.delim, &s->order,
+                             s->check) != 0)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    s->lane = g;
+    s->lane_owner = owner;
+    return RF_OK;
+}
+
+/* The record at s->pos handed to the local lane (its run ended first when
+ * it lies in another input than the run's).  0, or -1 with the error
+ * recorded. */
+static int take_local(rf_engine_scatter *s, const unsigned char *rec, size_t len, int added,
+                      uint64_t key, rf_engine_error *err)
+{
+    if (s->lane_open && s->lane_seg != s->seg && rfi_dist_gather_local_end(s->lane, err) != 0)
+        return -1;
+    if (rfi_dist_gather_local(s->lane, rec, len, added, key, s->number, err) != 0)
+        return -1;
+    s->lane_open = !added; /* an added delimiter ends its run */
+    s->lane_seg = s->seg;
+    s->kept++;
+    s->kept_bytes += len + (size_t)added;
+    return 0;
+}
+
+void rfi_dist_scatter_keys(rf_engine_scatter *s, rfi_dist_key_fn keys, void *ctx)
+{
+    s->test_keys = keys;
+    s->test_ctx = ctx;
+}
+
 /* The key of the record at s->pos, drawn in batches. */
 static rf_status peek_key(rf_engine_scatter *s, uint64_t *key)
 {
+    if (s->test_keys) {
+        *key = s->test_keys(s->test_ctx, s->number);
+        return RF_OK;
+    }
     if (s->kpos == s->kn) {
         const uint64_t left = s->total - s->handed;
         s->kn = left < KEY_BATCH ? (size_t)left : KEY_BATCH;
@@ -212,6 +267,15 @@ static int take_one(rf_engine_scatter *s, size_t room, rf_engine_error *err)
     int added;
     const unsigned char *rec = record_at(s, &len, &added);
     const unsigned d = rf_engine_owner(key, s->owners);
+    if (s->lane && d == s->lane_owner) {
+        if (take_local(s, rec, len, added, key, err) != 0)
+            return -1;
+        s->pos += len + (size_t)added;
+        s->number++;
+        s->handed++;
+        s->kpos++;
+        return 1;
+    }
     struct slot *b = &s->slot[d];
     const uint64_t gap = b->len ? s->number - b->last - 1 : 0;
     const size_t bytes = len + (size_t)added;
@@ -261,9 +325,15 @@ rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room, const void *
         if (r == 0)
             break;
     }
+    if (s->lane && s->lane_open) {
+        s->lane_open = 0;
+        if (rfi_dist_gather_local_end(s->lane, err) != 0)
+            return err->status;
+    }
     /* the records handed out are copied into the frames: their input pages
-     * are not needed again */
-    rfi_dist_view_release(&s->v, s->pos);
+     * are not needed again -- unless the local lane holds records there */
+    if (!s->lane)
+        rfi_dist_view_release(&s->v, s->pos);
     for (unsigned d = 0; d < s->owners; d++) {
         finish_frame(s, d);
         out[d] = s->slot[d].len ? s->buf[s->cur] + (size_t)d * s->stride : NULL;

@@ -1098,6 +1098,211 @@ static void beyond_32_bits(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* The local lane (rf_engine_scatter_local)                                 */
+
+/* A run of P parts and P owners where part p and owner p share a process:
+ * gather p is opened first and takes part p's own records through the lane
+ * while scatter p runs; the other parts' packets reach it afterwards in
+ * feed f.  Scatters stay open until their gathers are closed.  With keys
+ * (tests: rfi_dist_*_keys), both sides take their keys from it. */
+static void lane_run(const rf_engine_options *o, const rf_engine_input *in, size_t n,
+                     unsigned parts, size_t room, enum feed f, uint64_t count, key_table *keys,
+                     buf *out)
+{
+    void *hb;
+    size_t hl;
+    rf_engine_error e;
+    assert_int_equal(rf_engine_header(o, in, n, &hb, &hl, &e), RF_OK);
+    buf_put(out, hb, hl);
+    free(hb);
+    rounds *pk = calloc((size_t)parts * parts, sizeof *pk);
+    rf_engine_gather **g = calloc(parts, sizeof *g);
+    rf_engine_scatter **sc = calloc(parts, sizeof *sc);
+    const void **pout = calloc(parts, sizeof *pout);
+    size_t *len = calloc(parts, sizeof *len);
+    assert_true(pk && g && sc && pout && len);
+    uint64_t first = 0, records = 0, kept = 0, seed = parts * 17u + 5;
+    for (unsigned p = 0; p < parts; p++) {
+        uint64_t c, b;
+        assert_int_equal(rf_engine_part_count(o, in, n, p, parts, &c, &b, &e), RF_OK);
+        assert_int_equal(rf_engine_gather_open(&g[p], o, parts, &e), RF_OK);
+        assert_int_equal(rf_engine_scatter_open(&sc[p], o, in, n, p, parts, first, parts, &e),
+                         RF_OK);
+        if (keys) {
+            rfi_dist_gather_keys(g[p], test_key, keys);
+            rfi_dist_scatter_keys(sc[p], test_key, keys);
+        }
+        assert_int_equal(rf_engine_scatter_local(sc[p], p, g[p], &e), RF_OK);
+        int done = 0;
+        while (!done) {
+            assert_int_equal(rf_engine_scatter_next(sc[p], room, pout, len, &done, &e), RF_OK);
+            assert_int_equal(len[p], 0); /* its own records never travel */
+            for (unsigned d = 0; d < parts; d++)
+                if (len[d])
+                    rounds_put(&pk[p * parts + d], pout[d], len[d]);
+        }
+        kept += rf_engine_scatter_kept(sc[p], NULL);
+        first += c;
+    }
+    records = first;
+    uint64_t left = count, got = 0;
+    for (unsigned d = 0; d < parts; d++) {
+        feed(g[d], pk, parts, parts, d, f, &seed);
+        const uint64_t mine = rf_engine_gather_records(g[d]);
+        got += mine;
+        const uint64_t k = left < mine ? left : mine;
+        uint64_t kb;
+        assert_int_equal(rf_engine_gather_bytes(g[d], k, &kb, &e), RF_OK);
+        buf ob = {0};
+        gather_out(g[d], k, &ob);
+        assert_int_equal(ob.len, kb);
+        buf_put(out, ob.p, ob.len);
+        buf_free(&ob);
+        rf_engine_gather_close(g[d]);
+        left -= k;
+    }
+    assert_int_equal(got, records);
+    assert_true(kept <= records);
+    for (unsigned p = 0; p < parts; p++)
+        rf_engine_scatter_close(sc[p]);
+    if (o->tmpdir)
+        assert_int_equal(dir_entries(o->tmpdir), 0);
+    for (size_t i = 0; i < (size_t)parts * parts; i++)
+        rounds_free(&pk[i]);
+    free(pk);
+    free(g);
+    free(sc);
+    free(pout);
+    free(len);
+}
+
+/* Every set, both delimiters, headers, P = 1..7, tiny and large rounds and
+ * budgets, every feed, a count now and then: the bytes of rf_engine_shuffle. */
+static void lane_matrix(void **state)
+{
+    (void)state;
+    char dir[256];
+    fresh_dir(dir, sizeof dir);
+    unsigned run = 0;
+    for (int k = 0; k < SETS; k++) {
+        for (int dl = 0; dl < 2; dl++) {
+            const unsigned char delim = dl ? '\0' : '\n';
+            buf b[4];
+            size_t n;
+            make_set(k, delim, b, &n);
+            rf_engine_input in[4];
+            set_inputs(b, n, in);
+            for (uint64_t header = 0; header <= 2; header += 2) {
+                for (unsigned parts = 1; parts <= 7; parts++, run++) {
+                    rf_engine_options o;
+                    options(&o, 11 + run % 3, delim, header, run % 3 == 1 ? 1 : 64 * MIB, dir);
+                    const size_t room = run % 2 ? MIB : 64;
+                    const uint64_t count = run % 5 == 2 ? 9 : RF_ENGINE_ALL;
+                    buf want = {0}, got = {0};
+                    reference(&o, in, n, count, &want);
+                    lane_run(&o, in, n, parts, room, (enum feed)(run % FEEDS), count, NULL, &got);
+                    if (got.len != want.len || (got.len && memcmp(got.p, want.p, got.len)))
+                        print_error("lane: set %d P=%u delim=%d header=%llu\n", k, parts, dl,
+                                    (unsigned long long)header);
+                    assert_same(&got, &want);
+                    buf_free(&want);
+                    buf_free(&got);
+                }
+            }
+            for (size_t i = 0; i < 4; i++)
+                buf_free(&b[i]);
+        }
+    }
+    assert_int_equal(dir_entries(dir), 0);
+    rmdir(dir);
+}
+
+/* Ties among records of the lane, several inputs (runs end at each one),
+ * an unterminated record (copied, a run of its own), spilled or not: the
+ * order is rf_keyed_sort's with the record numbers as input order. */
+static void lane_ties(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    uint64_t keys[N];
+    for (int i = 0; i < N; i++) /* four keys over three owners: ties in each */
+        keys[i] = (uint64_t)(i % 4) << 62;
+    buf b[3] = {{0}, {0}, {0}};
+    for (int i = 0; i < N; i++) {
+        char rec[32];
+        const int len = snprintf(rec, sizeof rec, i == 39 ? "r%d" : "r%d\n", i);
+        buf_put(&b[i < 20 ? 0 : i < 40 ? 1 : 2], rec, (size_t)len);
+    }
+    rf_engine_input in[3];
+    set_inputs(b, 3, in);
+    for (int spill = 0; spill < 2; spill++) {
+        for (unsigned parts = 1; parts <= 4; parts++) {
+            char dir[256];
+            fresh_dir(dir, sizeof dir);
+            rf_engine_options o;
+            options(&o, 99, '\n', 0, spill ? 1 : 64 * MIB, dir);
+            rf_keyed_order ko;
+            assert_int_equal(rf_keyed_order_init(&ko, o.rng, o.key), RF_OK);
+            rf_keyed a[N];
+            for (int i = 0; i < N; i++)
+                a[i] = (rf_keyed){keys[i], (uint64_t)i};
+            assert_int_equal(rf_keyed_sort(&ko, a, N, 1), RF_OK);
+            buf want = {0}, got = {0};
+            for (int i = 0; i < N; i++) {
+                char rec[32];
+                const int len = snprintf(rec, sizeof rec, "r%llu\n", (unsigned long long)a[i].val);
+                buf_put(&want, rec, (size_t)len);
+            }
+            key_table table = {keys, N};
+            lane_run(&o, in, 3, parts, parts % 2 ? 64 : MIB, (enum feed)(parts % FEEDS),
+                     RF_ENGINE_ALL, &table, &got);
+            assert_same(&got, &want);
+            buf_free(&want);
+            buf_free(&got);
+            rmdir(dir);
+        }
+    }
+    for (int i = 0; i < 3; i++)
+        buf_free(&b[i]);
+}
+
+/* What rf_engine_scatter_local refuses. */
+static void lane_refused(void **state)
+{
+    (void)state;
+    rf_engine_options o, other;
+    options(&o, 1, '\n', 0, 0, NULL);
+    options(&other, 2, '\n', 0, 0, NULL);
+    rf_engine_input in = rf_engine_input_bytes("a\nb\nc\nd\n", 8, "x");
+    rf_engine_error e;
+    rf_engine_scatter *s;
+    rf_engine_gather *g, *g3, *gx;
+    assert_int_equal(rf_engine_scatter_open(&s, &o, &in, 1, 0, 2, 0, 2, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_open(&g, &o, 2, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_open(&g3, &o, 3, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_open(&gx, &other, 2, &e), RF_OK);
+    assert_int_equal(rf_engine_scatter_local(NULL, 0, g, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_scatter_local(s, 0, NULL, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_scatter_local(s, 2, g, &e), RF_EINVAL);  /* no such owner */
+    assert_int_equal(rf_engine_scatter_local(s, 0, g3, &e), RF_EINVAL); /* other parts */
+    assert_int_equal(rf_engine_scatter_local(s, 0, gx, &e), RF_EINVAL); /* other seed */
+    assert_int_equal(rf_engine_scatter_local(s, 1, g, &e), RF_OK);
+    assert_int_equal(rf_engine_scatter_local(s, 1, g, &e), RF_EINVAL); /* twice */
+    rf_engine_scatter *s2;
+    assert_int_equal(rf_engine_scatter_open(&s2, &o, &in, 1, 1, 2, 0, 2, &e), RF_OK);
+    const void *out[2];
+    size_t len[2];
+    int done;
+    assert_int_equal(rf_engine_scatter_next(s2, MIB, out, len, &done, &e), RF_OK);
+    assert_int_equal(rf_engine_scatter_local(s2, 0, g3, &e), RF_EINVAL); /* records handed out */
+    rf_engine_gather_close(g);
+    rf_engine_gather_close(g3);
+    rf_engine_gather_close(gx);
+    rf_engine_scatter_close(s);
+    rf_engine_scatter_close(s2);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
 
 static void invalid_arguments(void **state)
@@ -1409,6 +1614,9 @@ int main(void)
         cmocka_unit_test(foreign_packets),
         cmocka_unit_test(sink_rooms),
         cmocka_unit_test(beyond_32_bits),
+        cmocka_unit_test(lane_matrix),
+        cmocka_unit_test(lane_ties),
+        cmocka_unit_test(lane_refused),
         cmocka_unit_test(invalid_arguments),
         cmocka_unit_test(missing_input),
         cmocka_unit_test(bad_tmpdir),
