@@ -75,18 +75,21 @@ struct pbuf {
 
 /* A parsed frame: where its payload is, its first number, its records.
  * A run of the local lane (rf_engine_scatter_local) is a frame too: its
- * payload the gaps alone (varints, as on the wire), its records where they
- * lie in the scatter's inputs, one after another from `recs` (the gaps
- * count the other owners' records between them), all before `recs_end`. */
+ * payload the gaps alone (varints, as on the wire), its records from
+ * `recs` on, all before `recs_end` -- copied one after another into a
+ * buffer of the gather's (`dense`), or held where they lie in the
+ * scatter's input, where a gap of g is g other owners' records before the
+ * next of the run. */
 struct frame {
     const unsigned char *pay;
     uint64_t paylen, first, records;
     const unsigned char *recs, *recs_end; /* a local run's; NULL for packets */
+    int dense;
 };
 
 /* The local run being added: its gaps grow in `gaps` until it ends. */
 struct local_run {
-    int open;
+    int open, dense;
     const unsigned char *recs, *recs_end;
     uint64_t first, records;
     unsigned char *gaps;
@@ -117,7 +120,9 @@ struct rf_engine_gather {
     uint64_t klo, khi;       /* the owner's keys */
     uint64_t check;          /* the frames' check field */
     int lane;                /* a scatter hands its part `lane_part`'s records over */
+    int lane_hold;           /* held in the scatter's input, else copied */
     unsigned lane_part;
+    struct pbuf *lane_buf;   /* the copies' buffer being filled */
     struct local_run run;
     rfi_dist_key_fn test_keys; /* tests only: keys from here */
     void *test_ctx;
@@ -243,7 +248,7 @@ static int local_number(const rf_engine_gather *g, const unsigned char *p, uint6
             q += rfi_get_varint(q, (size_t)(end - q), &gap);
             if (r > 0) {
                 n += 1 + gap;
-                for (uint64_t k = 0; k <= gap; k++)
+                for (uint64_t k = 0; k <= (f->dense ? 0 : gap); k++)
                     rec = (const unsigned char *)rawmemchr(rec, g->delim) + 1;
             }
             if (rec == p)
@@ -521,6 +526,7 @@ static int reserve_items(rf_engine_gather *g, size_t more)
 static void drop_held(rf_engine_gather *g)
 {
     free_held_bufs(g);
+    g->lane_buf = NULL;
     free(g->items);
     free(g->frames);
     free(g->by_addr);
@@ -731,7 +737,7 @@ static int add_payload(rf_engine_gather *g, struct part_list *pl, const unsigned
     const uint64_t likely = payload / 64 + 1;
     if (reserve_items(g, (size_t)(records < likely ? records : likely)) != 0)
         return rfi_engine_nomem(err);
-    g->frames[g->nframes++] = (struct frame){p, payload, first, records, NULL, NULL};
+    g->frames[g->nframes++] = (struct frame){p, payload, first, records, NULL, NULL, 0};
     size_t left = (size_t)payload;
     uint64_t number = first;
     for (uint64_t r = 0; r < records; r++) {
@@ -767,7 +773,7 @@ static int add_in_place(rf_engine_gather *g, unsigned from, const unsigned char 
 static unsigned char *copy_room(rf_engine_gather *g, size_t size)
 {
     struct pbuf *b = g->bufs;
-    if (!b || b->given || b->cap - b->len < size) {
+    if (!b || b->given || b == g->lane_buf || b->cap - b->len < size) {
         const uint64_t eighth = g->budget / 8;
         const size_t block = eighth < BLOCK_MIN   ? BLOCK_MIN
                              : eighth > BLOCK_MAX ? BLOCK_MAX
@@ -816,7 +822,7 @@ static rf_status failed(rf_engine_gather *g, rf_engine_error *err)
 
 int rfi_dist_gather_lane(rf_engine_gather *g, unsigned part, unsigned parts, unsigned owner,
                          unsigned owners, unsigned char delim, const rf_keyed_order *order,
-                         uint64_t check)
+                         uint64_t check, int hold)
 {
     if (g->failed || g->finished || g->lane || g->records > 0 || parts != g->parts ||
         part >= g->parts ||
@@ -836,6 +842,7 @@ int rfi_dist_gather_lane(rf_engine_gather *g, unsigned part, unsigned parts, uns
         return 1;
     }
     g->lane = 1;
+    g->lane_hold = hold;
     g->lane_part = part;
     return 0;
 }
@@ -855,8 +862,8 @@ static int local_close(rf_engine_gather *g, rf_engine_error *err)
         return rfi_engine_nomem(err);
     memcpy(b->data, r->gaps, r->glen);
     b->len = r->glen;
-    g->frames[g->nframes++] =
-        (struct frame){b->data, r->glen, r->first, r->records, r->recs, r->recs_end};
+    g->frames[g->nframes++] = (struct frame){b->data,  r->glen,       r->first, r->records,
+                                             r->recs,  r->recs_end,  r->dense};
     return 0;
 }
 
@@ -869,20 +876,32 @@ int rfi_dist_gather_local_end(rf_engine_gather *g, rf_engine_error *err)
     return 0;
 }
 
-/* A record whose delimiter is not in the input (an unterminated last
- * record): copied with it into a held buffer, as a run of its own. */
+/* A record rec[0..len) copied into the lane's buffer after the run's last,
+ * with its delimiter added when `added` (a full buffer ends the run; a new
+ * one is as large as rf_engine_gather_add's blocks, or the record). */
 static const unsigned char *local_copy(rf_engine_gather *g, const unsigned char *rec,
-                                       size_t len, rf_engine_error *err)
+                                       size_t len, int added, rf_engine_error *err)
 {
-    if (local_close(g, err) != 0)
-        return NULL;
-    struct pbuf *b = len < SIZE_MAX ? new_pbuf(g, len + 1, 0) : NULL;
-    if (!b)
+    struct pbuf *b = g->lane_buf;
+    if (len == SIZE_MAX)
         return rfi_engine_nomem(err), NULL;
-    memcpy(b->data, rec, len);
-    b->data[len] = g->delim;
-    b->len = len + 1;
-    return b->data;
+    const size_t size = len + (size_t)added;
+    if (!b || b->cap - b->len < size) {
+        if (local_close(g, err) != 0)
+            return NULL;
+        const uint64_t eighth = g->budget / 8;
+        const size_t block = eighth < BLOCK_MIN   ? BLOCK_MIN
+                             : eighth > BLOCK_MAX ? BLOCK_MAX
+                                                  : (size_t)eighth;
+        if (!(b = g->lane_buf = new_pbuf(g, size > block ? size : block, 0)))
+            return rfi_engine_nomem(err), NULL;
+    }
+    unsigned char *p = b->data + b->len;
+    memcpy(p, rec, len);
+    if (added)
+        p[len] = g->delim;
+    b->len += size;
+    return p;
 }
 
 int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t len, int added,
@@ -895,7 +914,12 @@ int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t 
         rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
         return failed(g, err), 1;
     }
-    if (added && !(rec = local_copy(g, rec, len, err)))
+    /* held: a record without its delimiter in the input is copied, as a
+     * run of its own; copied: every record, runs dense in the buffer */
+    const int copy = !g->lane_hold || added;
+    if (g->lane_hold && added && local_close(g, err) != 0)
+        return failed(g, err), 1;
+    if (copy && !(rec = local_copy(g, rec, len, added, err)))
         return failed(g, err), 1;
     const size_t size = len + (size_t)added;
     if (r->gcap - r->glen < RFI_DIST_VARINT_MAX) {
@@ -914,6 +938,7 @@ int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t 
     }
     if (!r->open) {
         r->open = 1;
+        r->dense = copy;
         r->recs = rec;
         r->first = number;
         r->records = 0;
@@ -930,7 +955,7 @@ int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t 
     g->held_records++;
     g->records++;
     g->bytes += size;
-    if (added)
+    if (added && g->lane_hold)
         return rfi_dist_gather_local_end(g, err);
     return 0;
 }

@@ -162,19 +162,22 @@ void rfi_dist_gather_keys(rf_engine_gather *g, rfi_dist_key_fn keys, void *ctx);
 void rfi_dist_scatter_keys(rf_engine_scatter *s, rfi_dist_key_fn keys, void *ctx);
 
 /* The local lane (rf_engine_scatter_local): part `part`'s records for this
- * gather handed over by a scatter of the same process, held where they lie.
+ * gather handed over by a scatter of the same process.
  * rfi_dist_gather_lane checks that the scatter's run is the gather's (parts,
- * keyed order, check) and learns the owner; 1 if not.  Each record then
- * comes by rfi_dist_gather_local: its bytes rec[0..len), through its
- * delimiter unless `added` (an unterminated last record: copied with the
- * delimiter), its key and number, numbers increasing.  A run of records
- * (those between two calls of rfi_dist_gather_local_end) must lie one after
- * another in one input's bytes, the other owners' records between them:
- * ties find a record's number by walking its run.  Both return 0, or 1
- * with the error recorded (the gather then failed). */
+ * keyed order, check) and learns the owner; 1 if not.  `hold`: records are
+ * held where they lie (the scatter keeps its input mapped), except one
+ * without its delimiter in the input (an unterminated last record), which
+ * is copied with it; else every record is copied into the gather's
+ * buffers.  Each record comes by rfi_dist_gather_local: its bytes
+ * rec[0..len), through its delimiter unless `added`, its key and number,
+ * numbers increasing.  When held, a run of records (those between two
+ * calls of rfi_dist_gather_local_end) must lie one after another in one
+ * input's bytes, the other owners' records between them: ties find a
+ * record's number by walking its run.  All return 0, or 1 with the error
+ * recorded (the gather then failed). */
 int rfi_dist_gather_lane(rf_engine_gather *g, unsigned part, unsigned parts, unsigned owner,
-                         unsigned owners,
-                         unsigned char delim, const rf_keyed_order *order, uint64_t check);
+                         unsigned owners, unsigned char delim, const rf_keyed_order *order,
+                         uint64_t check, int hold);
 int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t len, int added,
                           uint64_t key, uint64_t number, rf_engine_error *err);
 int rfi_dist_gather_local_end(rf_engine_gather *g, rf_engine_error *err);

@@ -55,6 +55,7 @@ struct rf_engine_scatter {
     int checked;
     rf_engine_gather *lane;    /* rf_engine_scatter_local: lane_owner's records go here */
     unsigned lane_owner;
+    int lane_hold;             /* held in the input by the gather: kept mapped */
     size_t lane_seg;           /* the segment of the lane's open run */
     int lane_open;
     uint64_t kept, kept_bytes;  /* records (and their bytes) handed to the lane */
@@ -139,10 +140,11 @@ rf_status rf_engine_scatter_local(rf_engine_scatter *s, unsigned owner, rf_engin
     err = rfi_dist_err(err, &local);
     if (!s || !g || s->lane || s->handed > 0 || owner >= s->owners ||
         rfi_dist_gather_lane(g, s->part, s->parts, owner, s->owners, s->v.delim, &s->order,
-                             s->check) != 0)
+                             s->check, s->owners == 1) != 0)
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
     s->lane = g;
     s->lane_owner = owner;
+    s->lane_hold = s->owners == 1;
     return RF_OK;
 }
 
@@ -330,9 +332,10 @@ rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room, const void *
         if (rfi_dist_gather_local_end(s->lane, err) != 0)
             return err->status;
     }
-    /* the records handed out are copied into the frames: their input pages
-     * are not needed again -- unless the local lane holds records there */
-    if (!s->lane)
+    /* the records handed out are copied (into the frames, or the lane's
+     * buffers): their input pages are not needed again -- unless the lane
+     * holds its records there */
+    if (!s->lane_hold)
         rfi_dist_view_release(&s->v, s->pos);
     for (unsigned d = 0; d < s->owners; d++) {
         finish_frame(s, d);
