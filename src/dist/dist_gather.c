@@ -45,6 +45,7 @@
 #include "engine/engine_internal.h"
 #include "engine/keyfiles.h"
 #include "keyed/keyed_internal.h"
+#include "records/gather_internal.h"
 
 /* Memory counted per record beside its packet bytes: its rf_keyed in the list. */
 #define PER_RECORD 16u
@@ -1132,6 +1133,60 @@ static int sink_error(int errnum, rf_engine_error *err)
     return rfi_engine_fail(err, RF_EIO, RF_ENGINE_OP_OUTPUT, NULL, errnum);
 }
 
+/* Ordered records a[0..) of one form as a source for the records layer's
+ * threaded gather (records/gather_internal.h). */
+struct held_src {
+    const rf_engine_gather *g;
+    const rf_keyed *a;
+    enum form f;
+};
+
+static size_t held_fill(const void *ctx, size_t first, size_t n, unsigned char *buf, size_t cap,
+                        size_t *len)
+{
+    const struct held_src *h = ctx;
+    const rf_keyed *a = h->a + first;
+    size_t used = 0, i;
+    for (i = 0; i < n; i++) {
+        /* Entries in keyed order are scattered in memory: every one is a
+         * cache miss, overlapped by asking for those ahead (as
+         * rf_records_write does). */
+        if (i + PREFETCH < n)
+            __builtin_prefetch(item_addr(&a[i + PREFETCH]));
+        size_t l;
+        const unsigned char *p = record_bytes(h->g, h->f, &a[i], &l);
+        if (l > cap - used)
+            break;
+        memcpy(buf + used, p, l);
+        used += l;
+    }
+    *len = used;
+    return i;
+}
+
+static int held_write(const void *ctx, size_t first, size_t n, rf_writer *w)
+{
+    const struct held_src *h = ctx;
+    const rf_keyed *a = h->a + first;
+    for (size_t i = 0; i < n; i++) {
+        if (i + PREFETCH < n)
+            __builtin_prefetch(item_addr(&a[i + PREFETCH]));
+        size_t len;
+        const unsigned char *bytes = record_bytes(h->g, h->f, &a[i], &len);
+        rf_writer_put(w, bytes, len);
+    }
+    return w->err;
+}
+
+static size_t held_size(const void *ctx, size_t i, size_t cap)
+{
+    const struct held_src *h = ctx;
+    size_t len;
+    (void)record_bytes(h->g, h->f, &h->a[i], &len);
+    (void)cap;
+    return len;
+}
+
 static int take_batch(const rf_engine_gather *g, struct visit *v, const rf_keyed *a, size_t n,
                       enum form f, rf_engine_error *err)
 {
@@ -1155,16 +1210,12 @@ static int take_batch(const rf_engine_gather *g, struct visit *v, const rf_keyed
         }
         const size_t k = room < n ? (size_t)room : n;
         rf_writer *w = s->writer(s->ctx);
-        for (size_t i = 0; i < k; i++) {
-            /* Entries in keyed order are scattered in memory: every one is a
-             * cache miss, overlapped by asking for those ahead (as
-             * rf_records_write does). */
-            if (i + PREFETCH < k)
-                __builtin_prefetch(item_addr(&a[i + PREFETCH]));
-            size_t len;
-            const unsigned char *bytes = record_bytes(g, f, &a[i], &len);
-            rf_writer_put(w, bytes, len);
-        }
+        /* the records layer's gather, on the options' threads */
+        const struct held_src h = {g, a, f};
+        const struct rfi_gather_src src = {held_fill, held_write, held_size, &h};
+        struct rfi_gather_sizes sz;
+        rfi_gather_default_sizes(&sz);
+        (void)rfi_gather_write(&src, k, w, g->threads, NULL, NULL, &sz);
         if (w->err)
             return sink_error(w->err, err);
         const int adv = s->advance(s->ctx, k);

@@ -45,6 +45,12 @@
  * come from the writes, which are all the calling thread's, as with
  * rf_records_write.
  *
+ * Sources.  The driver reaches records only through a source
+ * (gather_internal.h, struct rfi_gather_src): rf_records_write_threads's is
+ * a record buffer and offsets (rfi_records_fill, rf_records_write); the
+ * distributed gather gives records held in several buffers.  One call per
+ * slice, not per record, goes through it.
+ *
  * Sizes: 1 MiB buffers were the fastest of 256 KiB to 4 MiB on the gather
  * alone; the measurements (buffer sizes, a writer thread, prefetch
  * distances, serial against two threads) are in docs/BENCHMARKS_CLI.md.
@@ -73,14 +79,14 @@ void rfi_gather_default_sizes(struct rfi_gather_sizes *s)
 /* The serial path                                                          */
 /* ------------------------------------------------------------------------ */
 
-static int write_serial(const rf_records *r, const uint64_t *offs, size_t count, rf_writer *w,
+static int write_serial(const struct rfi_gather_src *src, size_t count, rf_writer *w,
                         rf_records_progress_fn *progress, void *ctx)
 {
     if (!progress)
-        return rf_records_write(r, offs, count, w);
+        return src->write(src->ctx, 0, count, w);
     for (size_t done = 0; done < count && !w->err;) {
         const size_t k = count - done < SERIAL_STEP ? count - done : SERIAL_STEP;
-        if (rf_records_write(r, offs + done, k, w) != 0)
+        if (src->write(src->ctx, done, k, w) != 0)
             break;
         done += k;
         progress(ctx, done);
@@ -103,8 +109,7 @@ struct slot {
 };
 
 struct gather {
-    const rf_records *r;
-    const uint64_t *offs;
+    const struct rfi_gather_src *src;
     size_t count;
     const struct rfi_gather_sizes *sz;
     struct slot *slots;
@@ -128,10 +133,8 @@ static uint64_t sample(struct gather *g, size_t cap)
     const size_t k = g->count < SAMPLE ? g->count : SAMPLE, step = g->count / k;
     uint64_t bytes = 0;
     for (size_t i = 0; i < k; i++) {
-        const uint64_t off = g->offs[i * step];
-        const size_t avail = g->r->size - (size_t)off, lim = avail < cap ? avail : cap;
-        const unsigned char *p = g->r->data + off, *q = memchr(p, g->r->delim, lim);
-        bytes += (q ? (size_t)(q - p) : lim) + 1;
+        const size_t size = g->src->size(g->src->ctx, i * step, cap);
+        bytes += size < cap + 1 ? size : cap + 1;
     }
     g->sum_bytes = bytes;
     g->sum_recs = k;
@@ -181,7 +184,7 @@ static struct slot *try_claim(struct gather *g)
 static void fill(struct gather *g, struct slot *s)
 {
     pthread_mutex_unlock(&g->mu);
-    s->done = rfi_records_fill(g->r, g->offs + s->first, s->n, s->buf, g->sz->buf, &s->len);
+    s->done = g->src->fill(g->src->ctx, s->first, s->n, s->buf, g->sz->buf, &s->len);
     pthread_mutex_lock(&g->mu);
     learn(g, s);
     s->ready = 1;
@@ -215,7 +218,7 @@ static int write_slice(struct gather *g, const struct slot *s, rf_writer *w)
     if (s->len)
         rfi_writer_direct(w, s->buf, s->len);
     if (s->done < s->n)
-        return rf_records_write(g->r, g->offs + s->first + s->done, s->n - s->done, w);
+        return g->src->write(g->src->ctx, s->first + s->done, s->n - s->done, w);
     return w->err;
 }
 
@@ -327,9 +330,9 @@ fail_slots:
     return status;
 }
 
-int rfi_records_write_sized(const rf_records *r, const uint64_t *offs, size_t count,
-                            rf_writer *w, unsigned threads, rf_records_progress_fn *progress,
-                            void *ctx, const struct rfi_gather_sizes *sz)
+int rfi_gather_write(const struct rfi_gather_src *src, size_t count, rf_writer *w,
+                     unsigned threads, rf_records_progress_fn *progress, void *ctx,
+                     const struct rfi_gather_sizes *sz)
 {
     if (w->err || count == 0)
         return w->err;
@@ -338,17 +341,57 @@ int rfi_records_write_sized(const rf_records *r, const uint64_t *offs, size_t co
     if (threads > RFI_THREADS_MAX)
         threads = RFI_THREADS_MAX;
     if (threads < 2)
-        return write_serial(r, offs, count, w, progress, ctx);
-    struct gather g = {.r = r, .offs = offs, .count = count, .sz = sz};
+        return write_serial(src, count, w, progress, ctx);
+    struct gather g = {.src = src, .count = count, .sz = sz};
     const uint64_t bytes = sample(&g, sz->buf);
     if (bytes < sz->parallel)
-        return write_serial(r, offs, count, w, progress, ctx);
+        return write_serial(src, count, w, progress, ctx);
     const uint64_t slices = bytes / sz->target + 1;
     if (slices < threads)
         threads = slices < 2 ? 2 : (unsigned)slices;
     if (run_threads(&g, threads, w, progress, ctx) != 0)
-        return write_serial(r, offs, count, w, progress, ctx);
+        return write_serial(src, count, w, progress, ctx);
     return w->err;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Records of one buffer at given offsets (rf_records_write's)              */
+/* ------------------------------------------------------------------------ */
+
+struct offs_src {
+    const rf_records *r;
+    const uint64_t *offs;
+};
+
+static size_t offs_fill(const void *ctx, size_t first, size_t n, unsigned char *buf, size_t cap,
+                        size_t *len)
+{
+    const struct offs_src *o = ctx;
+    return rfi_records_fill(o->r, o->offs + first, n, buf, cap, len);
+}
+
+static int offs_write(const void *ctx, size_t first, size_t n, rf_writer *w)
+{
+    const struct offs_src *o = ctx;
+    return rf_records_write(o->r, o->offs + first, n, w);
+}
+
+static size_t offs_size(const void *ctx, size_t i, size_t cap)
+{
+    const struct offs_src *o = ctx;
+    const uint64_t off = o->offs[i];
+    const size_t avail = o->r->size - (size_t)off, lim = avail < cap ? avail : cap;
+    const unsigned char *p = o->r->data + off, *q = memchr(p, o->r->delim, lim);
+    return (q ? (size_t)(q - p) : lim) + 1;
+}
+
+int rfi_records_write_sized(const rf_records *r, const uint64_t *offs, size_t count,
+                            rf_writer *w, unsigned threads, rf_records_progress_fn *progress,
+                            void *ctx, const struct rfi_gather_sizes *sz)
+{
+    const struct offs_src o = {r, offs};
+    const struct rfi_gather_src src = {offs_fill, offs_write, offs_size, &o};
+    return rfi_gather_write(&src, count, w, threads, progress, ctx, sz);
 }
 
 RF_API int rf_records_write_threads(const rf_records *r, const uint64_t *offs, size_t count,

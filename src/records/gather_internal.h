@@ -27,6 +27,31 @@ struct rfi_gather_sizes {
 /* The defaults: 1 MiB buffers, slices of 512 KiB, threads from 1 MiB. */
 void rfi_gather_default_sizes(struct rfi_gather_sizes *s);
 
+/* Records to gather from anywhere (the distributed gather's are in several
+ * buffers): `count` records numbered 0 .. count-1, in output order.
+ *   fill(ctx, first, n, buf, cap, &len): copy records first .. first+n-1
+ *     into buf[0..cap) as rfi_records_fill does (stop before the first that
+ *     does not fit whole); return how many were copied, *len their bytes;
+ *   write(ctx, first, n, w): send records first .. first+n-1 through w
+ *     whatever their lengths; return w->err;
+ *   size(ctx, i, cap): record i's bytes, or any value above cap when it
+ *     has more than cap (searched no further), for the first estimate.
+ * fill and size are called from several threads at once, on different
+ * records; write on the calling thread only. */
+struct rfi_gather_src {
+    size_t (*fill)(const void *ctx, size_t first, size_t n, unsigned char *buf, size_t cap,
+                   size_t *len);
+    int (*write)(const void *ctx, size_t first, size_t n, rf_writer *w);
+    size_t (*size)(const void *ctx, size_t i, size_t cap);
+    const void *ctx;
+};
+
+/* rf_records_write_threads over a source: the same slices, threads,
+ * buffers and progress; the bytes of src->write(ctx, 0, count, w). */
+int rfi_gather_write(const struct rfi_gather_src *src, size_t count, rf_writer *w,
+                     unsigned threads, rf_records_progress_fn *progress, void *ctx,
+                     const struct rfi_gather_sizes *sz);
+
 /* rf_records_write_threads with the given sizes (buf >= 1, target >= 1). */
 int rfi_records_write_sized(const rf_records *r, const uint64_t *offs, size_t count,
                             rf_writer *w, unsigned threads, rf_records_progress_fn *progress,
