@@ -1266,6 +1266,32 @@ static void lane_ties(void **state)
         buf_free(&b[i]);
 }
 
+/* Megabytes of output per owner: the write goes through the records
+ * layer's threaded gather (below about 1 MiB it is serial), with the lane
+ * and without, whole and with a count. */
+static void threaded_write(void **state)
+{
+    (void)state;
+    buf b = {0};
+    uint64_t s = 4242;
+    gen(&b, &s, 300000, 30, '\n', 1);
+    rf_engine_input in = rf_engine_input_bytes(b.p, b.len, "big");
+    rf_engine_options o;
+    options(&o, 5, '\n', 1, 256 * MIB, NULL);
+    assert_int_equal(o.threads, 2);
+    for (int c = 0; c < 2; c++) {
+        const uint64_t count = c ? 123457 : RF_ENGINE_ALL;
+        check_run(&o, &in, 1, 2, 2, MIB, IN_PLACE, count);
+        buf want = {0}, got = {0};
+        reference(&o, &in, 1, count, &want);
+        lane_run(&o, &in, 1, 1, MIB, PART_MAJOR, count, NULL, &got);
+        assert_same(&got, &want);
+        buf_free(&want);
+        buf_free(&got);
+    }
+    buf_free(&b);
+}
+
 /* What rf_engine_scatter_local refuses. */
 static void lane_refused(void **state)
 {
@@ -1617,6 +1643,7 @@ int main(void)
         cmocka_unit_test(lane_matrix),
         cmocka_unit_test(lane_ties),
         cmocka_unit_test(lane_refused),
+        cmocka_unit_test(threaded_write),
         cmocka_unit_test(invalid_arguments),
         cmocka_unit_test(missing_input),
         cmocka_unit_test(bad_tmpdir),
