@@ -14,16 +14,20 @@
  * outside this owner's range means packets of another run, refused.
  *
  * The order inside an owner is rf_keyed_sort's on (key, record number):
- * keys first, a tie's records taken in number order.  The list is put in
- * key order by rf_keyed_sort on o->threads threads.  The addresses are not
- * in number order, so a tie (equal keys, about n^2 / 2^65 pairs among n
+ * keys first, a tie's records taken in number order.  An in-memory list is
+ * put in key order at 8 bytes per record by rf_keyed_index on o->threads
+ * threads (the list's positions as its items), then its positions become
+ * the records' addresses and the list is freed; a bucket read back from a
+ * spill is sorted by rf_keyed_sort.  Neither puts the list in number order,
+ * so a tie (equal keys, about n^2 / 2^65 pairs among n
  * records: almost never) is then ordered again on its own: its records'
  * numbers found again from their frames, put in number order and given to
  * rf_keyed_sort with their ranks as values, which shuffles the tie exactly
  * as one sort of the whole list by number would (riffle.h, "Keyed order": a
  * tie's order depends on its key and its items in input order only).
  *
- * Memory.  The packets' buffers, and 16 bytes per record for the list.
+ * Memory.  The packets' buffers, and 16 bytes per record for the list
+ * (24 while it is ordered, then 8).
  * When those pass the budget, every held record is spilled into the
  * key-range bucket files the external engine uses too (keyfiles.h): cut by
  * key into up to 2^RFI_KEYFILES_MAX_BITS buckets (ranges of the owner's
