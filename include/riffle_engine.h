@@ -561,7 +561,7 @@ RF_API void rf_engine_scatter_close(rf_engine_scatter *s);
 
 /* Gather: one owner's packets from every part, put in the keyed order and
  * written.  Records are held in memory up to about o->memory (the packets
- * as they came, parsed in place, and 16 bytes per record for the order);
+ * as they came, parsed in place, and 24 bytes per record for the order);
  * beyond it, everything held is spilled to bucket files
  * (ranges of this owner's keys) in o->tmpdir ($TMPDIR, /tmp): temporary
  * files as rf_engine_shuffle makes them ("Temporary files": unnamed where

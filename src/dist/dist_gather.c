@@ -27,7 +27,7 @@
  * tie's order depends on its key and its items in input order only).
  *
  * Memory.  The packets' buffers, and 16 bytes per record for the list
- * (24 while it is ordered, then 8).
+ * (24 while it is ordered, then 8: the budget counts 24).
  * When those pass the budget, every held record is spilled into the
  * key-range bucket files the external engine uses too (keyfiles.h): cut by
  * key into up to 2^RFI_KEYFILES_MAX_BITS buckets (ranges of the owner's
@@ -51,8 +51,11 @@
 #include "keyed/keyed_internal.h"
 #include "records/gather_internal.h"
 
-/* Memory counted per record beside its packet bytes: its rf_keyed in the list. */
+/* Memory counted per record beside its bytes: its rf_keyed in a list, and
+ * while the packets are held, the 8 bytes of its place in the order too
+ * (order_held needs both at once). */
 #define PER_RECORD 16u
+#define PER_HELD_RECORD 24u
 /* rf_engine_gather_add copies frames into buffers of an eighth of the
  * budget, from 4 KiB to 1 MiB (a larger frame gets a buffer of its own):
  * large enough that the allocations do not show, small enough that a small
@@ -590,7 +593,7 @@ static int spill(rf_engine_gather *g, rf_engine_error *err)
 
 static int over_budget(const rf_engine_gather *g)
 {
-    return g->held + PER_RECORD * g->held_records > g->budget;
+    return g->held + PER_HELD_RECORD * g->held_records > g->budget;
 }
 
 /* ------------------------------------------------------------------------ */
