@@ -10,6 +10,7 @@
  *   audit_trials.c  statistical mode: accumulate trials, run the tests
  *   audit_power.c   what a test that found nothing could have found
  *                   (noncentral chi-square)
+ *   audit_verdict.c the verdict over every test and size (audit_verdict.h)
  *   audit_output.c  external shufflers (--cmd): check and parse an output
  *                   (running them is the program's: cli/audit_runner.c)
  *   audit_report.c  text and JSON reports;  audit_html.c  HTML + SVG report
