@@ -6,6 +6,7 @@
  * stops as soon as the verdict is final.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -118,17 +119,17 @@ static int parse_sizes(audit_opts *o, const char *s)
     return ret == 0 && o->nsizes > 0 ? 0 : -1;
 }
 
-/* The options: their names and whether they take a value (audit parses
- * them itself, exact names only, --name=VALUE or --name VALUE), exported for
- * the command-line fuzzer (cli_options.h).  `val` indexes what a repeat of a
- * value option with another value says ("multiple seeds specified":
- * cli_set_once, the rule of every command). */
+/* The options, exported for the completions and the command-line fuzzer
+ * (cli_options.h).  A value option given again must have the same value
+ * ("multiple seeds specified": cli_set_once, the rule of every command):
+ * given[] holds the value of each, indexed from A_FIRST. */
 enum {
-    A_N, A_TRIALS, A_MAX_TRIALS, A_ALPHA, A_SEED, A_THREADS, A_JOBS, A_REPORT, A_CMD,
-    A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_WITH_VALUE, /* flags: */
-    A_EXACT = A_WITH_VALUE, A_WALK, A_JSON, A_LIST, A_PROGRESS, A_HELP
+    A_FIRST = CLI_OPT_FIRST_FREE,
+    A_N = A_FIRST, A_TRIALS, A_MAX_TRIALS, A_ALPHA, A_SEED, A_THREADS, A_JOBS, A_REPORT,
+    A_CMD, A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_WITH_VALUE, /* flags: */
+    A_EXACT = A_WITH_VALUE, A_WALK, A_JSON, A_LIST, A_PROGRESS
 };
-static const char *const plural[A_WITH_VALUE] = {
+static const char *const plural[A_WITH_VALUE - A_FIRST] = {
     "deck sizes", "trial counts", "trial budgets", "alphas", "seeds", "thread counts",
     "job counts", "report files", "commands", "shufflers", "timeouts", "output limits",
     "time limits",
@@ -152,136 +153,116 @@ static const struct option audit_longopts[] = {
     {"json", no_argument, NULL, A_JSON},
     {"list", no_argument, NULL, A_LIST},
     {"progress", no_argument, NULL, A_PROGRESS},
-    {"help", no_argument, NULL, A_HELP},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 const struct cli_options cli_audit_options = {"audit", 0, "h", audit_longopts};
 
-/* The option named opt, or NULL. */
-static const struct option *find_option(const char *opt)
+static int parse_seconds(const char *v, double *t)
 {
-    for (const struct option *o = audit_longopts; o->name; o++)
-        if (strcmp(opt, o->name) == 0)
-            return o;
-    return NULL;
+    char *end;
+    *t = strtod(v, &end);
+    return end == v || *end != '\0' || !(*t > 0.0 && *t <= 1e7);
 }
 
-static int takes_value(const char *opt)
+static int parse_alpha(const char *v, double *a)
 {
-    const struct option *o = find_option(opt);
-    return o != NULL && o->has_arg == required_argument;
+    char *end;
+    *a = strtod(v, &end);
+    return end == v || *end != '\0' || !(*a > 0.0 && *a < 1.0);
 }
 
-/* A value given again must be the same: given[] holds the value each option
- * was given. */
-static int set_once(const char **given, const char *opt, const char *v)
-{
-    const int k = find_option(opt)->val;
-    if (cli_set_once(&given[k], v, plural[k]) != CLI_CONTINUE) {
-        cli_try_help("audit");
-        return EXIT_ERROR;
-    }
-    return 0;
-}
-
-static int set_flag(audit_opts *o, const char *opt)
-{
-    if (strcmp(opt, "exact") == 0)
-        o->exact = 1;
-    else if (strcmp(opt, "walk") == 0)
-        o->walk = o->exact = 1;
-    else if (strcmp(opt, "json") == 0)
-        o->json = 1;
-    else if (strcmp(opt, "list") == 0)
-        o->list = 1;
-    else if (strcmp(opt, "help") == 0)
-        o->help = 1;
-    else if (strcmp(opt, "progress") == 0)
-        o->progress = 1;
-    else
-        return usage_error("unrecognized option '--%s'", opt);
-    return 0;
-}
-
-static int set_value(audit_opts *o, const char *opt, const char *v)
+/* The value v of option c into o; nonzero if v is not valid. */
+static int set_value(audit_opts *o, int c, const char *v)
 {
     uint64_t x = 0;
-    int bad = 0;
-    if (strcmp(opt, "n") == 0)
-        bad = parse_sizes(o, v);
-    else if (strcmp(opt, "trials") == 0)
-        bad = parse_u64(v, &o->trials) || o->trials == 0;
-    else if (strcmp(opt, "max-trials") == 0)
-        bad = parse_u64(v, &o->max_trials) || o->max_trials == 0;
-    else if (strcmp(opt, "seed") == 0)
-        bad = parse_u64(v, &o->seed), o->seed_set = 1;
-    else if (strcmp(opt, "threads") == 0)
-        bad = parse_u64(v, &x) || x < 1 || x > 64, o->threads = (unsigned)x;
-    else if (strcmp(opt, "jobs") == 0)
-        bad = parse_u64(v, &x) || x < 1 || x > MAX_JOBS, o->jobs = (unsigned)x;
-    else if (strcmp(opt, "alpha") == 0) {
-        char *end;
-        o->alpha = strtod(v, &end);
-        bad = *end != '\0' || !(o->alpha > 0.0 && o->alpha < 1.0);
-    } else if (strcmp(opt, "timeout") == 0 || strcmp(opt, "time-limit") == 0) {
-        char *end;
-        const double t = strtod(v, &end);
-        bad = end == v || *end != '\0' || !(t > 0.0 && t <= 1e7);
-        *(strcmp(opt, "timeout") == 0 ? &o->timeout : &o->time_limit) = t;
-    } else if (strcmp(opt, "max-output") == 0) {
-        bad = parse_u64(v, &o->max_output) || o->max_output == 0 ||
-              o->max_output > ((uint64_t)1 << 40);
-    } else if (strcmp(opt, "report") == 0)
+    switch (c) {
+    case A_N:
+        return parse_sizes(o, v);
+    case A_TRIALS:
+        return parse_u64(v, &o->trials) || o->trials == 0;
+    case A_MAX_TRIALS:
+        return parse_u64(v, &o->max_trials) || o->max_trials == 0;
+    case A_SEED:
+        o->seed_set = 1;
+        return parse_u64(v, &o->seed);
+    case A_THREADS:
+        o->threads = parse_u64(v, &x) || x < 1 || x > 64 ? 0 : (unsigned)x;
+        return o->threads == 0;
+    case A_JOBS:
+        o->jobs = parse_u64(v, &x) || x < 1 || x > MAX_JOBS ? 0 : (unsigned)x;
+        return o->jobs == 0;
+    case A_ALPHA:
+        return parse_alpha(v, &o->alpha);
+    case A_TIMEOUT:
+        return parse_seconds(v, &o->timeout);
+    case A_TIME_LIMIT:
+        return parse_seconds(v, &o->time_limit);
+    case A_MAX_OUTPUT:
+        return parse_u64(v, &o->max_output) || o->max_output == 0 ||
+               o->max_output > ((uint64_t)1 << 40);
+    case A_REPORT:
         o->report = v;
-    else if (strcmp(opt, "cmd") == 0)
+        return 0;
+    case A_CMD:
         o->cmd = v;
-    else
+        return 0;
+    default:
         o->as_shuffler = v;
-    if (bad)
-        return usage_error("invalid argument '%s'", v);
-    return 0;
+        return 0;
+    }
+}
+
+/* One option from getopt_long: 0 to go on, else the exit status. */
+static int take_option(audit_opts *o, const char **given, int c, const char *v)
+{
+    if (c >= A_FIRST && c < A_WITH_VALUE) {
+        if (cli_set_once(&given[c - A_FIRST], v, plural[c - A_FIRST]) != CLI_CONTINUE)
+            return cli_try_help("audit");
+        if (set_value(o, c, v) != 0)
+            return usage_error("invalid argument '%s'", v);
+        return 0;
+    }
+    switch (c) {
+    case A_EXACT:
+        o->exact = 1;
+        return 0;
+    case A_WALK:
+        o->walk = o->exact = 1;
+        return 0;
+    case A_JSON:
+        o->json = 1;
+        return 0;
+    case A_LIST:
+        o->list = 1;
+        return 0;
+    case A_PROGRESS:
+        o->progress = 1;
+        return 0;
+    case 'h':
+        o->help = 1;
+        return 0;
+    default: /* getopt_long said what was wrong */
+        return cli_try_help("audit");
+    }
 }
 
 static int parse_args(audit_opts *o, int argc, char **argv)
 {
-    const char *given[A_WITH_VALUE] = {NULL};
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "-h") == 0) {
-            o->help = 1;
-            continue;
-        }
-        if (arg[0] == '-' && arg[1] != '-' && arg[1] != '\0')
-            return usage_error("invalid option '%s'", arg);
-        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-            if (o->name != NULL)
-                return usage_error("extra operand '%s'", arg);
-            o->name = arg;
-            continue;
-        }
-        char opt[32];
-        const char *eq = strchr(arg + 2, '=');
-        const size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        if (len >= sizeof opt)
-            return usage_error("unrecognized option '%s'", arg);
-        memcpy(opt, arg + 2, len);
-        opt[len] = '\0';
-        int status;
-        if (!takes_value(opt)) {
-            if (eq != NULL)
-                return usage_error("option '--%s' takes no argument", opt);
-            status = set_flag(o, opt);
-        } else if (eq != NULL || i + 1 < argc) {
-            const char *v = eq != NULL ? eq + 1 : argv[++i];
-            status = set_once(given, opt, v);
-            if (status == 0)
-                status = set_value(o, opt, v);
-        } else {
-            return usage_error("option '--%s' requires an argument", opt);
-        }
+    const char *given[A_WITH_VALUE - A_FIRST] = {NULL};
+    for (;;) {
+        const int c = getopt_long(argc, argv, cli_audit_options.shortopts, audit_longopts,
+                                  NULL);
+        if (c == -1)
+            break;
+        const int status = take_option(o, given, c, optarg);
         if (status != 0)
             return status;
     }
+    if (optind < argc)
+        o->name = argv[optind++];
+    if (optind < argc)
+        return usage_error("extra operand '%s'", argv[optind]);
     return 0;
 }
 
