@@ -8,6 +8,7 @@
  *   audit_odometer.c  the draw-tree odometer (every sequence of bounded draws)
  *   audit_exact.c   exact enumeration (odometer, dynamic programmes)
  *   audit_trials.c  statistical mode: accumulate trials, run the tests
+ *                   (its threads start in audit_thread.c, signals blocked)
  *   audit_power.c   what a test that found nothing could have found
  *                   (noncentral chi-square)
  *   audit_verdict.c the verdict over every test and size (audit_verdict.h)
