@@ -193,8 +193,13 @@ void audit_exact_clear(audit_exact *e);
 #define AUDIT_EXACT_MAX_FULL 9
 int audit_exact_run(const audit_algo *al, size_t n, unsigned param, int force_walk,
                     audit_exact *e);
-/* The odometer itself on any shuffle function (for tests). */
+/* The odometer itself on any shuffle function (for tests).  It first checks
+ * the tree with audit_exact_fits. */
 int audit_exact_walk(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact *e);
+/* Whether the draw tree of fn on n items is small enough to walk, estimated
+ * from a few random paths before any walking: 0 if so, else -1 with e->error
+ * naming the largest n that fits. */
+int audit_exact_fits(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact *e);
 
 /* What the reports say about an exact distribution (fractions are exact). */
 typedef struct audit_exact_summary {

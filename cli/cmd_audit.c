@@ -17,9 +17,11 @@
 #include "audit.h"
 #include "audit_runner.h"
 #include "audit_verdict.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "cli_options.h"
 #include "commands.h"
+#include "dist.h"
 
 #define MAX_SIZES AUDIT_MAX_SIZES
 #define DEFAULT_N 8
@@ -32,6 +34,7 @@ enum { EXIT_FAIR = 0, EXIT_ERROR = 1, EXIT_BIASED = 2, EXIT_INCONCLUSIVE = 3 };
 
 typedef struct audit_opts {
     const char *name, *cmd, *report, *as_shuffler;
+    struct dist_file *report_file; /* --report, opened before the work */
     unsigned param;
     size_t sizes[MAX_SIZES], nsizes;
     int exact, walk, json, list, help, seed_set, progress;
@@ -318,22 +321,32 @@ static double seconds_now(void)
 
 /* ---- writing the reports -------------------------------------------------- */
 
+/* The HTML report into the file opened before the work (dist_file: its
+ * temporary replaces the target only when complete). */
+static int write_html(const audit_opts *o, const audit_result *r)
+{
+    const int fd = dup(o->report_file->a.fd);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL && fd >= 0)
+        close(fd);
+    int bad = f == NULL || audit_report_html(f, r) != 0;
+    if (f != NULL && fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        fprintf(stderr, "riffle: audit: %s: %s\n", o->report, strerror(errno));
+        return EXIT_ERROR;
+    }
+    return dist_file_commit(o->report_file, o->report) == 0 ? 0 : EXIT_ERROR;
+}
+
 static int emit(const audit_opts *o, audit_result *r)
 {
     if (o->json)
         audit_report_json(stdout, r);
     else
         audit_report_text(stdout, r);
-    if (o->report != NULL) {
-        FILE *f = fopen(o->report, "w");
-        int bad = f == NULL || audit_report_html(f, r) != 0;
-        if (f != NULL && fclose(f) != 0)
-            bad = 1;
-        if (bad) {
-            fprintf(stderr, "riffle: audit: %s: %s\n", o->report, strerror(errno));
-            return EXIT_ERROR;
-        }
-    }
+    if (o->report != NULL && write_html(o, r) != 0)
+        return EXIT_ERROR;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "riffle: audit: write error: %s\n", strerror(errno));
         return EXIT_ERROR;
@@ -689,8 +702,17 @@ int cmd_audit(int argc, char **argv)
     audit_result r = {.subject = al ? al->name : o.cmd, .kind = al ? "builtin" : "command",
                       .algo = al, .param = al ? audit_param(al, o.sizes[0], param) : 0,
                       .seed = o.seed, .alpha = o.alpha, .sizes = sizes, .verdict = "fair"};
+    /* Every output is checked before the work: an unwritable --report is
+     * an error at once, not after the whole audit. */
+    struct dist_file report = {.guard = -1};
+    if (o.report != NULL) {
+        (void)cleanup_init();
+        if (dist_file_open(&report, o.report) != 0)
+            return EXIT_ERROR;
+        o.report_file = &report;
+    }
     r.seconds = seconds_now(); /* start time; the run stores the duration */
-    if (o.exact)
-        return run_exact(&o, al, param, &r);
-    return run_statistical(&o, al, param, &r);
+    status = o.exact ? run_exact(&o, al, param, &r) : run_statistical(&o, al, param, &r);
+    dist_file_abort(&report);
+    return status;
 }
