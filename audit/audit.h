@@ -300,6 +300,12 @@ typedef struct audit_size_result {
     audit_test tests[AUDIT_T_COUNT];
     const audit_acc *acc;    /* statistical mode */
     const audit_exact *ex;   /* exact mode */
+    /* Statistical mode: the deviations ruled out with probability r->power
+     * (audit_verdict.c): the smallest relative bias of an item (block) to land
+     * in a position (block), INFINITY when none; the smallest total variation
+     * among the n! orderings, NAN when the orderings test did not run on
+     * every ordering. */
+    double ruled_out_bias, ruled_out_tv;
 } audit_size_result;
 
 typedef struct audit_result {
@@ -311,7 +317,7 @@ typedef struct audit_result {
     uint64_t seed;
     double alpha;
     const char *verdict;     /* "fair", "biased", "broken", "inconclusive" */
-    char reason[256];
+    char reason[384];
     size_t nsizes;
     audit_size_result *sizes;
     double seconds;
@@ -332,6 +338,14 @@ typedef struct audit_result {
     uint64_t max_output;     /* bytes per trial, at the largest deck size */
     uint64_t timed_out, over_output;
     int strays_caught;       /* a subreaper caught descendants that left the group */
+    /* The design of the looks (audit_verdict.h): fixed, nlooks looks sharing
+     * alpha equally, or sequential, look number `look` (from 1) of an
+     * open-ended series that stops when it rejects or rules out an
+     * item-position bias of `deviation`. */
+    int sequential;
+    size_t look, nlooks;
+    double deviation;
+    double look_level;       /* the family-wise level of this look */
 } audit_result;
 
 /* The exit status of a verdict: 0 fair, 2 biased or broken, 3 inconclusive. */

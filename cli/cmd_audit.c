@@ -27,7 +27,17 @@
 #define DEFAULT_N 8
 #define DEFAULT_CMD_N 6
 #define DEFAULT_ALPHA 0.001
-#define DEFAULT_CMD_TRIALS 2000
+/* The sequential design: the first look (trials per size), in-process and
+ * with --cmd; the trial cap when --max-trials is not given (the time budget
+ * ends a run first); the trials the accumulators are sized for (the order
+ * counts of n <= 9 kept when n! fits, the duplicate-orderings test's room);
+ * and the default time budget, in seconds. */
+#define SEQ_FIRST ((uint64_t)1024)
+#define SEQ_FIRST_CMD ((uint64_t)64)
+#define SEQ_MAX_TRIALS ((uint64_t)1 << 40)
+#define SEQ_ROOM ((uint64_t)1 << 26)
+#define SEQ_ROOM_CMD ((uint64_t)1 << 20)
+#define DEFAULT_BUDGET 60.0
 #define MAX_JOBS 256
 
 enum { EXIT_FAIR = 0, EXIT_ERROR = 1, EXIT_BIASED = 2, EXIT_INCONCLUSIVE = 3 };
@@ -37,10 +47,10 @@ typedef struct audit_opts {
     struct dist_file *report_file; /* --report, opened before the work */
     unsigned param;
     size_t sizes[MAX_SIZES], nsizes;
-    int exact, walk, json, list, help, seed_set, progress;
+    int exact, walk, json, list, help, seed_set, progress, deviation_set;
     uint64_t trials, max_trials, seed, max_output;
     unsigned jobs, threads;
-    double alpha, timeout, time_limit;
+    double alpha, timeout, time_limit, deviation;
 } audit_opts;
 
 static const char usage_text[] =
@@ -129,13 +139,14 @@ static int parse_sizes(audit_opts *o, const char *s)
 enum {
     A_FIRST = CLI_OPT_FIRST_FREE,
     A_N = A_FIRST, A_TRIALS, A_MAX_TRIALS, A_ALPHA, A_SEED, A_THREADS, A_JOBS, A_REPORT,
-    A_CMD, A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_WITH_VALUE, /* flags: */
+    A_CMD, A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_DEVIATION,
+    A_WITH_VALUE, /* flags: */
     A_EXACT = A_WITH_VALUE, A_WALK, A_JSON, A_LIST, A_PROGRESS
 };
 static const char *const plural[A_WITH_VALUE - A_FIRST] = {
     "deck sizes", "trial counts", "trial budgets", "alphas", "seeds", "thread counts",
     "job counts", "report files", "commands", "shufflers", "timeouts", "output limits",
-    "time limits",
+    "time limits", "deviations",
 };
 static const struct option audit_longopts[] = {
     {"n", required_argument, NULL, A_N},
@@ -151,6 +162,8 @@ static const struct option audit_longopts[] = {
     {"timeout", required_argument, NULL, A_TIMEOUT},
     {"max-output", required_argument, NULL, A_MAX_OUTPUT},
     {"time-limit", required_argument, NULL, A_TIME_LIMIT},
+    {"budget", required_argument, NULL, A_TIME_LIMIT},
+    {"deviation", required_argument, NULL, A_DEVIATION},
     {"exact", no_argument, NULL, A_EXACT},
     {"walk", no_argument, NULL, A_WALK},
     {"json", no_argument, NULL, A_JSON},
@@ -201,6 +214,9 @@ static int set_value(audit_opts *o, int c, const char *v)
         return parse_seconds(v, &o->timeout);
     case A_TIME_LIMIT:
         return parse_seconds(v, &o->time_limit);
+    case A_DEVIATION:
+        o->deviation_set = 1;
+        return parse_alpha(v, &o->deviation);
     case A_MAX_OUTPUT:
         return parse_u64(v, &o->max_output) || o->max_output == 0 ||
                o->max_output > ((uint64_t)1 << 40);
@@ -405,33 +421,35 @@ out:
 
 /* ---- statistical mode ------------------------------------------------------ */
 
+/* The looks: a fixed design (--trials) looks once; the sequential design
+ * looks after first, 2 first, 4 first, ... trials per size, up to cap (and
+ * the time budget), and its verdict spends alpha over the looks
+ * (audit_verdict.h). */
 typedef struct plan {
-    uint64_t looks[8];
-    size_t nlooks;
+    int sequential;
+    uint64_t first, cap;
 } plan;
 
-static plan make_plan(const audit_opts *o, size_t max_n)
+static plan make_plan(const audit_opts *o)
 {
-    plan p = {{0}, 0};
-    if (o->trials) {
-        p.looks[p.nlooks++] = o->trials;
-        return p;
-    }
-    uint64_t max = o->max_trials;
-    if (max == 0 && o->cmd != NULL)
-        max = DEFAULT_CMD_TRIALS;
-    if (max == 0) {
-        /* About 2^27 item moves per size: a second or two in-process. */
-        max = ((uint64_t)1 << 27) / (max_n ? max_n : 1);
-        max = max < 65536 ? 65536 : max > ((uint64_t)1 << 22) ? (uint64_t)1 << 22 : max;
-    }
-    /* Growing looks, each 4 times the last, from a quarter (--cmd) or a
-     * sixteenth of the budget; a budget too small to divide is one look. */
-    const uint64_t first = o->cmd ? max / 4 : max / 16;
-    for (uint64_t t = first; t > 0 && t < max && p.nlooks < 7; t *= 4)
-        p.looks[p.nlooks++] = t;
-    p.looks[p.nlooks++] = max;
-    return p;
+    if (o->trials)
+        return (plan){0, o->trials, o->trials};
+    const uint64_t cap = o->max_trials ? o->max_trials : SEQ_MAX_TRIALS;
+    const uint64_t first = o->cmd ? SEQ_FIRST_CMD : SEQ_FIRST;
+    return (plan){1, first < cap ? first : cap, cap};
+}
+
+/* Trials per size at look k (from 1); 0 after the last look. */
+static uint64_t look_target(const plan *p, size_t k)
+{
+    if (!p->sequential)
+        return k == 1 ? p->cap : 0;
+    uint64_t t = p->first;
+    for (size_t i = 1; i < k && t < p->cap; i++)
+        t = t > p->cap / 2 ? p->cap : 2 * t;
+    if (k > 1 && t == p->cap && look_target(p, k - 1) == p->cap)
+        return 0;
+    return t;
 }
 
 /* Batch numbers keep every (look, size) on its own generator streams. */
@@ -487,6 +505,31 @@ static void note_command(audit_result *r, const audit_runner *cmd, size_t max_n)
     r->strays_caught = cmd->subreaper;
 }
 
+/* One look: every size brought to `target` trials, then judged.  Returns
+ * -1 on error, else whether the verdict is final. */
+static int one_look(const audit_opts *o, const audit_algo *al, unsigned param,
+                    audit_runner *cmd, size_t look, uint64_t target, audit_acc *acc,
+                    double start, size_t max_n, audit_result *r)
+{
+    for (size_t s = 0; s < o->nsizes && !r->time_limited; s++) {
+        if (cmd != NULL || o->time_limit <= 0.0) {
+            if (add_trials(o, al, param, cmd, (look - 1) * MAX_SIZES + s,
+                           target - acc[s].trials, &acc[s]) != 0)
+                return -1;
+        } else if (add_builtin_timed(o, al, param, look - 1, s, target, &acc[s], start,
+                                     &r->time_limited) != 0) {
+            return -1;
+        }
+        r->sizes[s] = (audit_size_result){.n = o->sizes[s], .trials = acc[s].trials,
+                                          .acc = &acc[s]};
+        audit_acc_tests(&acc[s], r->sizes[s].tests);
+    }
+    if (cmd != NULL)
+        note_command(r, cmd, max_n);
+    r->look = look;
+    return audit_verdict(r);
+}
+
 static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned param,
                            audit_result *r)
 {
@@ -497,9 +540,12 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
     const double start = seconds_now();
     for (size_t i = 0; i < o->nsizes; i++)
         max_n = o->sizes[i] > max_n ? o->sizes[i] : max_n;
-    const plan p = make_plan(o, max_n);
+    const plan p = make_plan(o);
     r->mode = "statistical";
     r->time_limit = o->time_limit;
+    r->sequential = p.sequential;
+    r->nlooks = 1;
+    r->deviation = o->deviation;
     if (o->cmd != NULL) {
         if (audit_runner_open(&cmd, o->cmd, o->jobs) != 0) {
             fprintf(stderr, "riffle: audit: cannot prepare '%s': %s\n", o->cmd, cmd.error);
@@ -512,8 +558,9 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
         cmd.deadline = o->time_limit > 0.0 ? start + o->time_limit : 0.0;
         cmd.progress = o->progress || isatty(STDERR_FILENO);
     }
+    const uint64_t room = p.sequential ? (o->cmd ? SEQ_ROOM_CMD : SEQ_ROOM) : p.cap;
     for (; ready < o->nsizes; ready++)
-        if (audit_acc_init(&acc[ready], o->sizes[ready], p.looks[p.nlooks - 1]) != 0) {
+        if (audit_acc_init(&acc[ready], o->sizes[ready], room < p.cap ? room : p.cap) != 0) {
             fprintf(stderr, "riffle: audit: out of memory\n");
             goto out;
         }
@@ -523,29 +570,18 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
         audit_acc_tests(&acc[s], r->sizes[s].tests);
     }
     int stop = 0;
-    for (size_t look = 0; look < p.nlooks && !stop && !r->time_limited; look++) {
-        for (size_t s = 0; s < o->nsizes && !r->time_limited; s++) {
-            if (have_cmd || o->time_limit <= 0.0) {
-                if (add_trials(o, al, param, have_cmd ? &cmd : NULL, look * MAX_SIZES + s,
-                               p.looks[look] - acc[s].trials, &acc[s]) != 0)
-                    goto out;
-            } else if (add_builtin_timed(o, al, param, look, s, p.looks[look], &acc[s],
-                                         start, &r->time_limited) != 0) {
-                goto out;
-            }
-            r->sizes[s] = (audit_size_result){.n = o->sizes[s], .trials = acc[s].trials,
-                                              .acc = &acc[s]};
-            audit_acc_tests(&acc[s], r->sizes[s].tests);
-        }
-        if (have_cmd)
-            note_command(r, &cmd, max_n);
-        stop = audit_verdict(r, p.nlooks);
+    uint64_t target;
+    for (size_t look = 1; !stop && !r->time_limited && (target = look_target(&p, look)) != 0;
+         look++) {
+        if ((stop = one_look(o, al, param, have_cmd ? &cmd : NULL, look, target, acc, start,
+                             max_n, r)) < 0)
+            goto out;
         if (have_cmd && cmd.stop)
             break;
     }
     if (have_cmd)
         note_command(r, &cmd, max_n);
-    audit_verdict(r, p.nlooks); /* the last word, with every trial gathered */
+    audit_verdict(r); /* the last word, with every trial gathered */
     r->seconds = seconds_now() - r->seconds;
     status = emit(o, r);
 out:
@@ -665,13 +701,18 @@ static int check_combination(const audit_opts *o)
     if (o->cmd == NULL && (o->timeout > 0.0 || o->max_output != 0))
         return usage_error("--timeout and --max-output apply to --cmd only");
     if (o->exact && o->time_limit > 0.0)
-        return usage_error("--time-limit applies to statistical mode only");
+        return usage_error("--budget and --time-limit apply to statistical mode only");
+    if ((o->exact || o->trials) && o->deviation_set)
+        return usage_error("--deviation applies to the sequential mode only (not with "
+                           "--exact or --trials)");
+    if (o->trials && o->max_trials)
+        return usage_error("give either --trials or --max-trials, not both");
     return 0;
 }
 
 int cmd_audit(int argc, char **argv)
 {
-    audit_opts o = {.alpha = DEFAULT_ALPHA};
+    audit_opts o = {.alpha = DEFAULT_ALPHA, .deviation = AUDIT_DEFAULT_DEVIATION};
     int status = parse_args(&o, argc, argv);
     if (status != 0)
         return status;
@@ -689,6 +730,8 @@ int cmd_audit(int argc, char **argv)
         return usage_error("unknown algorithm or parameter '%s' (see --list)", o.name);
     if (o.nsizes == 0)
         o.sizes[o.nsizes++] = o.cmd ? DEFAULT_CMD_N : DEFAULT_N;
+    if (!o.exact && !o.trials && o.time_limit <= 0.0)
+        o.time_limit = DEFAULT_BUDGET;
     if (o.threads == 0)
         o.threads = online_cpus();
     if (o.jobs == 0)
