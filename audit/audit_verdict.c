@@ -103,7 +103,7 @@ static uint64_t trials_needed(const audit_size_result *sz, double level, double 
             audit_detectable_lambda(df, level, AUDIT_POWER) / (w * w * (double)(n - 1));
         best = fmax(by_cells, by_power);
     }
-    best = ceil(best);
+    best = ceil(fmin(best, 1e18)); /* beyond any budget; and a uint64_t */
     return best > (double)sz->trials ? (uint64_t)best : sz->trials + 1;
 }
 

@@ -57,3 +57,70 @@ setup() {
     grep -q '<!DOCTYPE html>' "$T/r.html"
     [ "$(ls -A "$T")" = r.html ]
 }
+
+@test "sequential default: Fisher-Yates over a 15-bit rand() % m is caught at n = 1000 and 2000" {
+    run "$RIFFLE" audit rand15-mod --n=1000 --seed=1
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"verdict: biased -- item-position at n = 1000 rejects uniformity"* ]]
+    [[ "$output" == *"spent as alpha / (k (k + 1)) at look k = "* ]]
+    # About 10^4 trials: the looks double from 1024.
+    trials=$(printf '%s\n' "$output" | sed -n 's/^n = 1000: \([0-9]*\) trials$/\1/p')
+    [ "$trials" -ge 1024 ] && [ "$trials" -le 65536 ]
+    run "$RIFFLE" audit rand15-mod --n=2000 --seed=2
+    [ "$status" -eq 2 ]
+    [[ "$output" == *"verdict: biased"* ]]
+}
+
+@test "sequential default: a correct shuffler is not rejected, and the bias ruled out is stated" {
+    for seed in 1 2 3 4; do
+        run "$RIFFLE" audit fisher-yates --n=5 --seed="$seed"
+        [ "$status" -eq 0 ]
+        [[ "$output" == *"verdict: fair -- no test rejects uniformity"*"ruled out with 90% power at every size: an item-position bias of "*"% or more"* ]]
+        [[ "$output" == *"  ruled out with 90% power: an item-position bias of "*"(any item, any position); a total variation of "*"among the 120 orderings"* ]]
+    done
+}
+
+@test "a bias below the budget: the report says which deviation was ruled out" {
+    # The 15-bit modulo shuffler at n = 52 needs ~10^10 trials to be seen.
+    run "$RIFFLE" audit rand15-mod --n=52 --seed=1 --max-trials=200000
+    [ "$status" -eq 3 ]
+    [[ "$output" == *"verdict: inconclusive -- no test rejects uniformity; the budget ended before a bias of 1% was ruled out; ruled out with 90% power: an item-position bias of "*"% or more"* ]]
+    [[ "$output" == *"ruled out with 90% power: an item-position bias of "*"(over blocks of items and positions)"* ]]
+    run "$RIFFLE" audit rand15-mod --n=52 --seed=1 --deviation=0.05
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"verdict: fair -- "*"ruled out with 90% power at every size: an item-position bias of "* ]]
+    [[ "$output" == *"an item-position bias of 5% is ruled out at every size"* ]]
+}
+
+@test "the sequential design in JSON: design, look, level and what each size ruled out" {
+    run "$RIFFLE" audit fisher-yates --n=4 --seed=1 --deviation=0.2 --json
+    [ "$status" -eq 0 ]
+    printf '%s\n' "$output" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+p = d["power"]
+assert p["design"] == "sequential" and p["look"] >= 1 and p["deviation"] == 0.2, p
+assert abs(p["look_level"] - d["alpha"] / (p["look"] * (p["look"] + 1))) < 1e-15, p
+r = d["sizes"][0]["statistical"]["ruled_out"]
+assert 0 < r["item_position_bias"] <= 0.2 and r["total_variation"] > 0, r'
+    run "$RIFFLE" audit fisher-yates --n=4 --seed=1 --trials=1000 --json
+    printf '%s\n' "$output" | python3 -c '
+import json, sys
+p = json.load(sys.stdin)["power"]
+assert p["design"] == "fixed" and p["deviation"] is None, p'
+}
+
+@test "--budget, --deviation and --max-trials: their combinations checked" {
+    run "$RIFFLE" audit fisher-yates --trials=100 --deviation=0.1
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"--deviation applies to the sequential mode only"* ]]
+    run "$RIFFLE" audit fisher-yates --deviation=1.5
+    [ "$status" -eq 1 ]
+    run "$RIFFLE" audit fisher-yates --budget=1 --time-limit=2
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"multiple time limits specified"* ]]
+    run "$RIFFLE" audit fisher-yates --exact --budget=5
+    [ "$status" -eq 1 ]
+    run "$RIFFLE" audit fisher-yates --trials=10 --max-trials=20
+    [ "$status" -eq 1 ]
+}
