@@ -64,9 +64,15 @@ static const char usage_text[] =
     "  --exact           exact distribution by enumerating every draw sequence\n"
     "  --walk            with --exact: walk every path even where a dynamic\n"
     "                    programme would do\n"
-    "  --trials=N        exactly N trials per size (default: adaptive)\n"
-    "  --max-trials=N    budget of the adaptive mode\n"
-    "  --alpha=A         family-wise false-alarm rate (default 0.001)\n"
+    "  --trials=N        exactly N trials per size, judged once (default:\n"
+    "                    sequential, looking after 1024, 2048, 4096, ... trials;\n"
+    "                    64, 128, ... with --cmd)\n"
+    "  --deviation=D     the item-position bias the sequential audit rules out\n"
+    "                    before it calls a shuffler fair (default 0.01: 1%)\n"
+    "  --budget=SECONDS  bound the sequential audit's time (default 60)\n"
+    "  --max-trials=N    bound its trials per size\n"
+    "  --alpha=A         family-wise false-alarm rate over every look\n"
+    "                    (default 0.001)\n"
     "  --seed=S          seed of the in-process trials (default: random, printed)\n"
     "  --threads=T       threads for in-process trials\n"
     "  --jobs=J          concurrent processes with --cmd\n"
@@ -76,7 +82,7 @@ static const char usage_text[] =
     "                    stderr (default: 4 x the input, at least 4096); such a\n"
     "                    trial is broken\n"
     "  --time-limit=SECONDS  stop starting trials after this long and judge what\n"
-    "                    was gathered\n"
+    "                    was gathered (the same as --budget)\n"
     "  --progress        progress on stderr (default: when it is a terminal)\n"
     "  --json            the full report as JSON (docs/audit-json.md)\n"
     "  --report=FILE     also write a self-contained HTML report with figures\n"
@@ -84,10 +90,11 @@ static const char usage_text[] =
     "  --as-shuffler=NAME  act as a line shuffler running algorithm NAME\n"
     "  -h, --help        this help\n"
     "\n"
-    "Exit status: 0 fair (no test finds bias, and the tests could have found a\n"
-    "deviation of Cohen's w = 0.25 with 90% power), 2 biased or broken, 3\n"
-    "inconclusive (too few trials to say: the report gives how many would\n"
-    "decide), 1 on error.\n";
+    "Exit status: 0 fair (no test finds bias, and the tests ruled out, with 90%\n"
+    "power, an item-position bias of --deviation; with --trials: could have found\n"
+    "a deviation of Cohen's w = 0.25), 2 biased or broken, 3 inconclusive (the\n"
+    "budget ended first: the report says which bias was ruled out and how many\n"
+    "trials would decide), 1 on error.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
