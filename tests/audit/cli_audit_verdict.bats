@@ -78,6 +78,9 @@ setup() {
         [[ "$output" == *"verdict: fair -- no test rejects uniformity"*"ruled out with 90% power at every size: an item-position bias of "*"% or more"* ]]
         [[ "$output" == *"  ruled out with 90% power: an item-position bias of "*"(any item, any position); a total variation of "*"among the 120 orderings"* ]]
     done
+    run "$RIFFLE" audit fisher-yates --n=5 --seed=1 --report="$T/r.html"
+    [ "$status" -eq 0 ]
+    grep -q '<p>Ruled out with 90% power: an item-position bias of [0-9.]*% or more; a total variation of ' "$T/r.html"
 }
 
 @test "a bias below the budget: the report says which deviation was ruled out" {
