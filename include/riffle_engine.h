@@ -599,6 +599,17 @@ RF_API RF_NODISCARD rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned
                                                    const void *packets, size_t len,
                                                    rf_engine_error *err);
 
+/* As rf_engine_gather_add, but the packets are not copied: they are parsed
+ * where they lie and the records ordered and written from there, so the
+ * caller keeps packets[0..len) valid and unchanged until
+ * rf_engine_gather_close (a mapped packet file: `riffle gather`).  They
+ * count in the budget as copies would, and a spill copies their records to
+ * the bucket files (after which the gather reads them no more).  Returns
+ * as rf_engine_gather_add. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_hold(rf_engine_gather *g, unsigned from_part,
+                                                    const void *packets, size_t len,
+                                                    rf_engine_error *err);
+
 /* Receiving without a copy: memory of the gather's own, `len` bytes at
  * *buf, for a transport to receive packets into (MPI_Recv, read(2)...) and
  * then hand over with rf_engine_gather_recv, which parses them where they

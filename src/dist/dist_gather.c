@@ -994,6 +994,21 @@ rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part, const vo
     return RF_OK;
 }
 
+rf_status rf_engine_gather_hold(rf_engine_gather *g, unsigned from_part, const void *packets,
+                                size_t len, rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!g || g->failed || g->finished || from_part >= g->parts || (len > 0 && !packets))
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    g->held += len; /* the caller's memory, counted as copies would be */
+    if (local_close(g, err) != 0 || add_in_place(g, from_part, packets, len, err) != 0)
+        return failed(g, err);
+    if (over_budget(g) && spill(g, err) != 0)
+        return failed(g, err);
+    return RF_OK;
+}
+
 rf_status rf_engine_gather_buffer(rf_engine_gather *g, size_t len, void **buf,
                                   rf_engine_error *err)
 {
