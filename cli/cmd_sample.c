@@ -18,6 +18,7 @@
  *     of all of them at the end of a shorter input): the first K offers of
  *     A-ExpJ just fill its slots, so the draws are the same as with a sampler
  *     made up front, while the memory stays O(min(K, input)) even for a huge K.
+ *   --prob, --key, --group: sample_select.c (its own contract).
  */
 #include <ctype.h>
 #include <errno.h>

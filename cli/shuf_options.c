@@ -1,7 +1,8 @@
 /*
  * shuf_options.c -- the options of `riffle` in its shuf-compatible mode, with
  * GNU shuf's messages (coreutils 9.x), and riffle's extensions (--seed, --rng,
- * --header, --memory, -T, --threads, --progress, --split, --output-pattern)
+ * --header, --memory, -T, --threads, --progress, --split, --output-pattern,
+ * --key, -d/--field-delimiter)
  * unless invoked as `shuf`.
  */
 #include <errno.h>
