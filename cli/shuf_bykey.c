@@ -37,6 +37,7 @@ struct bykey_in {
     size_t n_inputs;
     const char **names;  /* per input */
     size_t *first;       /* per input: its first record */
+    rf_file_stamp *stamps; /* per input: what it was when opened */
 };
 
 static int too_large(const struct bykey_in *in, const char *name)
@@ -45,6 +46,18 @@ static int too_large(const struct bykey_in *in, const char *name)
               "(see --memory)",
               cli_quote_file(name), (unsigned long long)in->budget);
     return -1;
+}
+
+/* Bytes held per record: its offset, its part, its place in the order and
+ * its offset again in output order. */
+#define HELD_PER_RECORD 32
+
+/* Whether what is held fits the budget: the bytes read into memory (a
+ * mapped file is the page cache's) and HELD_PER_RECORD per record. */
+static int within_budget(const struct bykey_in *in, const char *name, int mapped)
+{
+    const uint64_t held = (mapped ? 0 : (uint64_t)in->r.size) + HELD_PER_RECORD * (uint64_t)in->r.n;
+    return held > in->budget ? too_large(in, name) : 0;
 }
 
 /* Read (or map, when it is the only one) input `name`, then count its
@@ -57,9 +70,11 @@ static int add_input(struct bykey_in *in, const char *name, int sole)
         cli_error("%s: %s", cli_quote_file(name), strerror(errno));
         return -1;
     }
-    int more = 0, e = 0;
+    rf_file_stamp then = {0};
+    int more = 0, e = rf_file_stamp_fd(fd, &then);
     const size_t max = in->budget < SIZE_MAX ? (size_t)in->budget : SIZE_MAX;
-    if (!(sole && rf_records_map_fd(&in->r, fd)))
+    const int mapped = !e && sole && rf_records_map_fd(&in->r, fd);
+    if (!e && !mapped)
         e = rf_records_add_fd_max(&in->r, fd, max, &more);
     if (!is_stdin)
         close(fd);
@@ -70,12 +85,13 @@ static int add_input(struct bykey_in *in, const char *name, int sole)
     if (more)
         return too_large(in, name);
     in->names[in->n_inputs] = name;
+    in->stamps[in->n_inputs] = then;
     in->first[in->n_inputs++] = in->r.n;
     if (rf_records_index(&in->r) != 0) {
         cli_error("memory exhausted");
         return -1;
     }
-    return 0;
+    return within_budget(in, name, mapped);
 }
 
 static int load(const struct shuf_opts *o, struct bykey_in *in)
@@ -84,7 +100,8 @@ static int load(const struct shuf_opts *o, struct bykey_in *in)
     in->budget = o->memory ? o->memory : rf_engine_default_memory();
     in->names = calloc(n, sizeof *in->names);
     in->first = calloc(n, sizeof *in->first);
-    if (!in->names || !in->first) {
+    in->stamps = calloc(n, sizeof *in->stamps);
+    if (!in->names || !in->first || !in->stamps) {
         cli_error("memory exhausted");
         return -1;
     }
@@ -97,13 +114,32 @@ static int load(const struct shuf_opts *o, struct bykey_in *in)
                 cli_error("memory exhausted");
                 return -1;
             }
-        return 0;
+        return within_budget(in, "-e", 0);
     }
     if (o->n_operands == 0)
         return add_input(in, "-", 1);
     for (int i = 0; i < o->n_operands; i++)
         if (add_input(in, o->operands[i], o->n_operands == 1) != 0)
             return -1;
+    return 0;
+}
+
+/* The first regular input that changed since it was opened (its records,
+ * perhaps mapped, would no longer be what was split): reported, -1. */
+static int inputs_changed(const struct bykey_in *in)
+{
+    for (size_t i = 0; i < in->n_inputs; i++) {
+        if (!in->stamps[i].regular)
+            continue;
+        rf_file_stamp now;
+        const char *name = in->names[i];
+        const int e = strcmp(name, "-") == 0 ? rf_file_stamp_fd(STDIN_FILENO, &now)
+                                               : rf_file_stamp_path(name, &now);
+        if (e == 0 && rf_file_changed(&in->stamps[i], &now)) {
+            cli_error("%s: file changed as we read it", cli_quote_file(name));
+            return -1;
+        }
+    }
     return 0;
 }
 
@@ -203,9 +239,10 @@ static int set_header(struct cli_output *out, const rf_records *r, size_t head)
 }
 
 /* Write the parts: the split's files, cut by the counts of each part. */
-static int write_parts(const struct shuf_opts *o, const rf_records *r, size_t head,
+static int write_parts(const struct shuf_opts *o, const struct bykey_in *in, size_t head,
                        const uint64_t *offs, uint64_t *counts)
 {
+    const rf_records *r = &in->r;
     struct shuf_opts by_count = *o;
     by_count.split.plan.kind = RF_SPLIT_COUNTS;
     by_count.split.plan.value = counts;
@@ -218,6 +255,10 @@ static int write_parts(const struct shuf_opts *o, const rf_records *r, size_t he
         return CLI_FAIL;
     }
     (void)output_records(&out, r, offs, r->n - head); /* errors: output_close */
+    if (inputs_changed(in) != 0) {
+        output_abort(&out);
+        return CLI_FAIL;
+    }
     return output_close(&out);
 }
 
@@ -240,13 +281,14 @@ int shuf_run_bykey(const struct shuf_opts *o)
         goto done;
     }
     if (parts_of(o, &in, head, part) == 0 && arrange(o, &in.r, head, part, offs, counts) == 0)
-        status = write_parts(o, &in.r, head, offs, counts);
+        status = write_parts(o, &in, head, offs, counts);
 done:
     free(part);
     free(offs);
     free(counts);
     free(in.names);
     free(in.first);
+    free(in.stamps);
     rf_records_free(&in.r);
     return status;
 }

@@ -125,9 +125,20 @@ key_parts() { # part files...
     run "$RIFFLE" --key=1 -d ab --split=2 --output-pattern="$T/p%d" "$T/one"
     [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: the delimiter must be a single character" ]
     [ ! -e "$T/p0" ] && [ ! -e "$T/p1" ]
-    # shuf knows nothing of --key
-    run "$RIFFLE" --key=1 "$T/one"
+    # the records are held: beyond --memory, an error (mapped or piped)
+    make_keyed "$T/big" 20000 10
+    run "$RIFFLE" --key=1 --memory=64K --split=2 --output-pattern="$T/p%d" "$T/big"
     [ "$status" -eq 1 ]
+    [ "$output" = "riffle: $T/big: too large for --key within the memory budget of 65536 bytes (see --memory)" ]
+    run sh -c 'cat "$1" | "$2" --key=1 --memory=64K --split=2 --output-pattern="$3/p%d"' \
+        sh "$T/big" "$RIFFLE" "$T"
+    [ "$status" -eq 1 ] && [[ "$output" == *"-: too large for --key"* ]]
+    [ ! -e "$T/p0" ] && [ ! -e "$T/p1" ]
+    # shuf knows nothing of --key or -d
+    run "${BUILD:-build}/shuf" --key=1 "$T/one"
+    [ "$status" -eq 1 ] && [ "${lines[0]}" = "shuf: unrecognized option '--key=1'" ]
+    run "${BUILD:-build}/shuf" -d , "$T/one"
+    [ "$status" -eq 1 ] && [ "${lines[0]}" = "shuf: invalid option -- 'd'" ]
 }
 
 @test "sample --prob: a larger P keeps a superset; P = 0 and 1; stdin as a file" {
