@@ -18,7 +18,8 @@
  *   --group=F -n K    K records of each group (all of a smaller one), a
  *                     uniform subset per group (rf_groups).
  * The kept records come out in input order, once the whole input was read
- * (an error leaves no output): memory holds the sample, never the input.
+ * (an error leaves no output): memory holds the sample, never the input --
+ * with --prob its bytes alone, appended as they arrive.
  * Keys are told apart by their 64-bit unit values in --key -n K (two keys
  * collide with probability about 2^-64 per pair).
  */
@@ -68,9 +69,17 @@ struct selector {
     rf_groups *gs;
     struct recs *group_recs;   /* per group, its slots */
     size_t n_groups, groups_cap;
-    struct recs kept;          /* --prob, --key */
+    struct recs kept;          /* --key -n K */
     struct bottom bot;
+    unsigned char *out;        /* --prob: the kept records, delimited, in order */
+    size_t out_n, out_cap;
 };
+
+static int report_memory(void)
+{
+    cli_error("memory exhausted");
+    return -1;
+}
 
 /* ---- kept records ---- */
 
@@ -108,6 +117,29 @@ static void recs_free(struct recs *rs)
     for (size_t i = 0; i < rs->n; i++)
         free(rs->v[i].data);
     free(rs->v);
+}
+
+/* Append a kept record and its delimiter to the output held (--prob): in
+ * input order already, so no record needs more than its bytes. */
+static int append(struct selector *sel, const char *data, size_t len)
+{
+    if (len + 1 > sel->out_cap - sel->out_n) {
+        size_t cap = sel->out_cap ? sel->out_cap : 1 << 16;
+        while (len + 1 > cap - sel->out_n) {
+            if (cap > SIZE_MAX / 2)
+                return report_memory();
+            cap *= 2;
+        }
+        unsigned char *p = realloc(sel->out, cap);
+        if (!p)
+            return report_memory();
+        sel->out = p;
+        sel->out_cap = cap;
+    }
+    memcpy(sel->out + sel->out_n, data, len);
+    sel->out[sel->out_n + len] = sel->s->delim;
+    sel->out_n += len + 1;
+    return 0;
 }
 
 /* ---- the K smallest key values ---- */
@@ -225,12 +257,6 @@ static int bottom_offer(struct bottom *b, uint64_t u)
 
 /* ---- deciding ---- */
 
-static int report_memory(void)
-{
-    cli_error("memory exhausted");
-    return -1;
-}
-
 /* Drop the records of keys evicted from the K smallest, when they are as
  * many as those kept: the memory stays within twice the sample. */
 static void compact(struct selector *sel)
@@ -284,17 +310,15 @@ static int offer_key(struct selector *sel, const char *s, size_t len, const unsi
     if (!sel->s->have_prob && u == UINT64_MAX)
         u--; /* the set holds u + 1: the largest value shares its neighbour's cell */
     int keep;
-    if (sel->s->have_prob) {
-        keep = sel->all || u < sel->t;
-    } else if ((keep = bottom_offer(&sel->bot, u)) < 0) {
+    if (sel->s->have_prob)
+        return sel->all || u < sel->t ? append(sel, s, len) : 0;
+    if ((keep = bottom_offer(&sel->bot, u)) < 0)
         return report_memory();
-    }
     if (!keep)
         return 0;
     if (recs_put(&sel->kept, sel->kept.n, s, len, pos, u) != 0)
         return report_memory();
-    if (!sel->s->have_prob)
-        compact(sel);
+    compact(sel);
     return 0;
 }
 
@@ -307,7 +331,7 @@ static int offer(struct selector *sel, const char *s, size_t len, uint64_t pos,
         if (pos != sel->next)
             return 0;
         sel->next = rf_bernoulli_next(sel->b);
-        return recs_put(&sel->kept, sel->kept.n, s, len, pos, 0) ? report_memory() : 0;
+        return append(sel, s, len);
     }
     const unsigned char *k;
     size_t klen;
@@ -399,13 +423,18 @@ static int gather(const struct selector *sel, struct rec ***out, size_t *n)
 
 static int write_out(const struct selector *sel)
 {
+    static unsigned char buf[SELECT_OUT_BUFFER];
+    rf_writer w;
+    rf_writer_init(&w, STDOUT_FILENO, buf, sizeof buf);
+    if (sel->s->have_prob) {
+        if (sel->out_n)
+            rf_writer_put(&w, sel->out, sel->out_n);
+        return nums_write_failed(rf_writer_flush(&w)) ? CLI_FAIL : CLI_OK;
+    }
     struct rec **v;
     size_t n;
     if (gather(sel, &v, &n) != 0)
         return CLI_FAIL;
-    static unsigned char buf[SELECT_OUT_BUFFER];
-    rf_writer w;
-    rf_writer_init(&w, STDOUT_FILENO, buf, sizeof buf);
     for (size_t i = 0; i < n; i++) {
         rf_writer_put(&w, v[i]->data, v[i]->len);
         rf_writer_putc(&w, sel->s->delim);
@@ -450,6 +479,7 @@ static void finish(struct selector *sel)
     recs_free(&sel->kept);
     free(sel->bot.heap);
     free(sel->bot.set);
+    free(sel->out);
 }
 
 int sample_run_select(const struct sample_select *s)

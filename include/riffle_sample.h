@@ -84,9 +84,9 @@ RF_API RF_NODISCARD rf_status rf_unit_threshold(double p, uint64_t *t, int *all)
  *     T_m with probability 2^-(m+1) + (1 - 2^-(m+1)) r_m = 2^-m, independently;
  *   - a record first added at level m < 62 has u_i = 2^-(m+1) (1 + v), at
  *     level 62 u_i = 2^-62 v, v a further uniform draw of that gap.
- * The gap of level m that starts at record s draws from ChaCha20 under a key
- * of (key, m), stream s (riffle.h rf_rng_init), so every u_i depends on the
- * key and i only.  To select with P in (2^-(m+1), 2^-m], the stream walks
+ * Draw j of the gap of level m that starts at record s is SipHash-2-4 of
+ * (s, j) (two little-endian 64-bit words) under a key of (key, m) (BLAKE2b),
+ * so every u_i depends on the key and i only.  To select with P in (2^-(m+1), 2^-m], the stream walks
  * T_m (at most twice the selection, expected) and the levels above it
  * (their sizes halve), and keeps the members with u_i < P: O(1) expected
  * work per selected record, none per record passed over.  Each skip is
@@ -94,7 +94,7 @@ RF_API RF_NODISCARD rf_status rf_unit_threshold(double p, uint64_t *t, int *all)
  * "Non-Uniform Random Variate Generation", 1986, X.2): exact up to the
  * rounding of doubles.
  *
- * Allocates (about 40 KiB): rf_bernoulli_new, rf_bernoulli_free. */
+ * Allocates (about 3 KiB): rf_bernoulli_new, rf_bernoulli_free. */
 typedef struct rf_bernoulli rf_bernoulli;
 
 /* Past the last record: no record is ever numbered so. */

@@ -9,11 +9,10 @@
  * by filling its gaps with Geometric(r_m) skips, r_m the probability that
  * makes T_m a Bernoulli(2^-m) set, and each record takes its u_i in the band
  * of the level that added it.  The draws of a gap are keyed by (level, first
- * record of the gap), so a level's members do not depend on which levels
+ * record of the gap, draw number), so a level's members do not depend on which levels
  * below it a caller walks, nor on P. */
 #include "riffle_sample.h"
 
-#include <assert.h>
 #include <math.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -26,8 +25,9 @@
 #define TOP 62
 
 struct level {
-    uint8_t key[RF_KEY_BYTES];
-    rf_rng g;        /* the current gap's draws */
+    uint8_t key[crypto_shorthash_siphash24_KEYBYTES];
+    uint64_t start;  /* the current gap's first record ... */
+    uint64_t draws;  /* ... and the draws made in it */
     uint64_t pos;    /* the gap's next candidate record */
     uint64_t right;  /* the next member of the level above (END: none) */
     uint64_t right_u;
@@ -54,22 +54,38 @@ uint64_t rfi_geometric_skip(double u, double log1m)
     return s > 0.0 ? (uint64_t)s : 0;
 }
 
+/* Draw j of the gap at record s of level m: SipHash-2-4 (a PRF) of (s, j)
+ * under the level's key.  A gap needs a draw or two on average, so a keyed
+ * function of the counter costs less than starting a buffered stream. */
+static uint64_t draw(struct level *L)
+{
+    unsigned char in[16], out[crypto_shorthash_siphash24_BYTES];
+    const uint64_t j = L->draws++;
+    for (int b = 0; b < 8; b++) {
+        in[b] = (unsigned char)(L->start >> (8 * b));
+        in[8 + b] = (unsigned char)(j >> (8 * b));
+    }
+    (void)crypto_shorthash_siphash24(out, in, sizeof in, L->key);
+    uint64_t w = 0;
+    for (int b = 7; b >= 0; b--)
+        w = w << 8 | out[b];
+    return w;
+}
+
 static uint64_t skip(struct level *L)
 {
     if (isinf(L->log1m))
         return 0; /* no draw: level 0 holds every record */
-    return rfi_geometric_skip(1.0 - rf_double(&L->g), L->log1m);
+    /* 53 bits, as rf_double: a uniform in (0, 1] */
+    return rfi_geometric_skip(1.0 - (double)(draw(L) >> 11) * 0x1.0p-53, L->log1m);
 }
 
 static void level_next(rf_bernoulli *b, unsigned m, uint64_t *idx, uint64_t *u);
 
-/* Level L's draws from record `start` on.  Cannot fail: the kind is
- * ChaCha20 and libsodium was started by the key derivation. */
 static void start_draws(struct level *L, uint64_t start)
 {
-    const rf_status st = rf_rng_init(&L->g, RF_RNG_CHACHA20, L->key, start);
-    assert(st == RF_OK);
-    (void)st;
+    L->start = start;
+    L->draws = 0;
 }
 
 /* Start level m's gap at record `start`: its draws, and its right end. */
@@ -91,7 +107,7 @@ static void top_next(struct level *L, uint64_t *idx, uint64_t *u)
         return;
     }
     *idx = L->pos + s;
-    *u = rf_rng_next64(&L->g) >> TOP;
+    *u = draw(L) >> TOP;
     L->pos = *idx + 1;
 }
 
@@ -107,7 +123,7 @@ static void level_next(rf_bernoulli *b, unsigned m, uint64_t *idx, uint64_t *u)
         const uint64_t s = skip(L);
         if (s < L->right - L->pos) {
             *idx = L->pos + s;
-            *u = (UINT64_C(1) << (63 - m)) | (rf_rng_next64(&L->g) >> (m + 1));
+            *u = (UINT64_C(1) << (63 - m)) | (draw(L) >> (m + 1));
             L->pos = *idx + 1;
             return;
         }
@@ -134,10 +150,12 @@ static unsigned low_level(uint64_t t, int all)
 
 static rf_status level_init(struct level *L, const uint8_t key[RF_KEY_BYTES], unsigned m)
 {
-    uint8_t in[RF_KEY_BYTES + 1];
+    uint8_t in[RF_KEY_BYTES + 1], derived[RF_KEY_BYTES];
     memcpy(in, key, RF_KEY_BYTES);
     in[RF_KEY_BYTES] = (uint8_t)m;
-    const rf_status st = rfi_seed_prefixed(L->key, "riffle bernoulli level", in, sizeof in);
+    const rf_status st = rfi_seed_prefixed(derived, "riffle bernoulli level", in, sizeof in);
+    memcpy(L->key, derived, sizeof L->key);
+    sodium_memzero(derived, sizeof derived);
     if (m == TOP)
         L->log1m = log1p(-ldexp(1.0, -TOP));
     else /* r_m = 2^-(m+1) / (1 - 2^-(m+1)) = 1 / (2^(m+1) - 1) */
