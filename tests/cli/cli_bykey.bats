@@ -36,7 +36,8 @@ key_parts() { # part files...
     cat "$T/train" "$T/valid" "$T/test" | sort | cmp - <(sort "$T/in")
     # the parts hold their fractions of the 97 keys, roughly
     n=$(cut -f1 "$T/train" | sort -u | wc -l)
-    [ "$n" -ge 50 ] && [ "$n" -le 85 ]
+    [ "$n" -ge 50 ]
+    [ "$n" -le 85 ]
     "$RIFFLE" --seed=4 --key=1 --split=4 --output-pattern="$T/q%d" "$T/in"
     no_leak "$T/q0" "$T/q1" "$T/q2" "$T/q3"
     cat "$T/q"? | sort | cmp - <(sort "$T/in")
@@ -47,7 +48,8 @@ key_parts() { # part files...
     make_keyed "$T/in" 500 40
     "$RIFFLE" --seed=x --key=1 --split=2 --output-pattern="$T/a%d" "$T/in"
     "$RIFFLE" --seed=x --key=1 --split=2 --output-pattern="$T/b%d" "$T/in"
-    cmp "$T/a0" "$T/b0" && cmp "$T/a1" "$T/b1"
+    cmp "$T/a0" "$T/b0"
+    cmp "$T/a1" "$T/b1"
     "$RIFFLE" --seed=y --key=1 --split=2 --output-pattern="$T/c%d" "$T/in"
     ! cmp -s "$T/a0" "$T/c0"
     # standard input and several files as one input give the same parts
@@ -55,7 +57,8 @@ key_parts() { # part files...
     cmp "$T/a0" "$T/d0"
     head -n 200 "$T/in" > "$T/h1"; tail -n +201 "$T/in" > "$T/h2"
     "$RIFFLE" --seed=x --key=1 --split=2 --output-pattern="$T/e%d" "$T/h1" "$T/h2"
-    cmp "$T/a0" "$T/e0" && cmp "$T/a1" "$T/e1"
+    cmp "$T/a0" "$T/e0"
+    cmp "$T/a1" "$T/e1"
 }
 
 @test "--key --split: appending rows never moves an existing key to another part" {
@@ -69,7 +72,8 @@ key_parts() { # part files...
     "$RIFFLE" --seed=11 --key=1 --split=60%,40% --output-pattern="$T/b0,$T/b1" "$T/more"
     no_leak "$T/b0" "$T/b1"
     key_parts "$T/b0" "$T/b1" | sed 's/ b/ /' > "$T/after"
-    [ "$(wc -l < "$T/before")" -eq 50 ] && [ "$(wc -l < "$T/after")" -eq 80 ]
+    [ "$(wc -l < "$T/before")" -eq 50 ]
+    [ "$(wc -l < "$T/after")" -eq 80 ]
     # every key of before has the same part after
     [ -z "$(comm -23 "$T/before" "$T/after")" ]
 }
@@ -108,23 +112,31 @@ key_parts() { # part files...
     run "$RIFFLE" --seed=1 --key=2 --split=2 --output-pattern="$T/p%d" "$T/one" "$T/two"
     [ "$status" -eq 1 ]
     [ "$output" = "riffle: $T/two:2: missing key field 2" ]
-    [ ! -e "$T/p0" ] && [ ! -e "$T/p1" ]
+    [ ! -e "$T/p0" ]
+    [ ! -e "$T/p1" ]
     run "$RIFFLE" --key=1 "$T/one"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: --key needs --split" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: --key needs --split" ]
     run "$RIFFLE" --key=1 --split=1,* --output-pattern="$T/p%d" "$T/one"
     [ "$status" -eq 1 ]
     [ "${lines[0]}" = "riffle: --key needs --split as N parts or percentages, not counts" ]
     run "$RIFFLE" --key=1 -n 1 --split=2 --output-pattern="$T/p%d" "$T/one"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: cannot combine --key and -n" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: cannot combine --key and -n" ]
     run "$RIFFLE" --key=1 -i 1-5 --split=2 --output-pattern="$T/p%d"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: cannot combine --key and -i" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: cannot combine --key and -i" ]
     run "$RIFFLE" -d , "$T/one"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: --field-delimiter needs --key" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: --field-delimiter needs --key" ]
     run "$RIFFLE" --key=0 --split=2 --output-pattern="$T/p%d" "$T/one"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: invalid key field '0'" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: invalid key field '0'" ]
     run "$RIFFLE" --key=1 -d ab --split=2 --output-pattern="$T/p%d" "$T/one"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: the delimiter must be a single character" ]
-    [ ! -e "$T/p0" ] && [ ! -e "$T/p1" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: the delimiter must be a single character" ]
+    [ ! -e "$T/p0" ]
+    [ ! -e "$T/p1" ]
     # the records are held: beyond --memory, an error (mapped or piped)
     make_keyed "$T/big" 20000 10
     run "$RIFFLE" --key=1 --memory=64K --split=2 --output-pattern="$T/p%d" "$T/big"
@@ -132,13 +144,17 @@ key_parts() { # part files...
     [ "$output" = "riffle: $T/big: too large for --key within the memory budget of 65536 bytes (see --memory)" ]
     run sh -c 'cat "$1" | "$2" --key=1 --memory=64K --split=2 --output-pattern="$3/p%d"' \
         sh "$T/big" "$RIFFLE" "$T"
-    [ "$status" -eq 1 ] && [[ "$output" == *"-: too large for --key"* ]]
-    [ ! -e "$T/p0" ] && [ ! -e "$T/p1" ]
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"-: too large for --key"* ]]
+    [ ! -e "$T/p0" ]
+    [ ! -e "$T/p1" ]
     # shuf knows nothing of --key or -d
     run "${BUILD:-build}/shuf" --key=1 "$T/one"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "shuf: unrecognized option '--key=1'" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "shuf: unrecognized option '--key=1'" ]
     run "${BUILD:-build}/shuf" -d , "$T/one"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "shuf: invalid option -- 'd'" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "shuf: invalid option -- 'd'" ]
 }
 
 @test "sample --prob: a larger P keeps a superset; P = 0 and 1; stdin as a file" {
@@ -162,7 +178,8 @@ key_parts() { # part files...
     seq 20000 > "$T/in"
     n=$("$RIFFLE" sample --seed=8 --prob=0.1 "$T/in" | wc -l)
     # 2000 +- 5 * sqrt(20000 * 0.1 * 0.9) = 2000 +- 212
-    [ "$n" -ge 1788 ] && [ "$n" -le 2212 ]
+    [ "$n" -ge 1788 ]
+    [ "$n" -le 2212 ]
     head -n 7000 "$T/in" > "$T/a"; tail -n +7001 "$T/in" > "$T/b"
     "$RIFFLE" sample --seed=8 --prob=0.1 "$T/a" "$T/b" |
         cmp - <("$RIFFLE" sample --seed=8 --prob=0.1 "$T/in")
@@ -176,9 +193,11 @@ key_parts() { # part files...
         [ "${lines[1]}" = "Try 'riffle sample --help' for more information." ]
     done
     run "$RIFFLE" sample --prob=0.5 -n 3 /dev/null
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: cannot combine -n and --prob" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: cannot combine -n and --prob" ]
     run "$RIFFLE" sample --prob=0.5 -w 1 /dev/null
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: cannot combine --weights with --prob" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: cannot combine --weights with --prob" ]
 }
 
 @test "sample --key --prob: a key's lines all kept or all dropped; nested in P" {
@@ -193,7 +212,8 @@ key_parts() { # part files...
         prev="$T/keys$p"
     done
     n=$(wc -l < "$T/keys0.5")
-    [ "$n" -ge 65 ] && [ "$n" -le 135 ]   # 100 +- 5 sd of 200 keys
+    [ "$n" -ge 65 ]
+    [ "$n" -le 135 ]   # 100 +- 5 sd of 200 keys
 }
 
 @test "sample --key -n K: the lines of K keys, nested in K, the same for a longer input" {
@@ -215,7 +235,8 @@ key_parts() { # part files...
     cat "$T/in" "$T/extra" > "$T/more"
     "$RIFFLE" sample --seed=6 --key=1 -n 20 "$T/more" | cut -f1 | sort -u | cmp - "$T/keys20"
     run "$RIFFLE" sample --seed=6 --key=1 -n 0 "$T/in"
-    [ "$status" -eq 0 ] && [ -z "$output" ]
+    [ "$status" -eq 0 ]
+    [ -z "$output" ]
 }
 
 @test "sample --group -n K: K lines per group (all of a smaller one), input order, seeded" {
@@ -238,24 +259,31 @@ key_parts() { # part files...
 @test "sample --group and --key errors: no -n, both, missing field, bad field; nothing printed" {
     printf 'a\t1\nb\t2\nc\n' > "$T/in"
     run "$RIFFLE" sample --group=1 "$T/in"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: --group needs -n K" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: --group needs -n K" ]
     run "$RIFFLE" sample --group=1 --key=1 -n 1 "$T/in"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: cannot combine --key and --group" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: cannot combine --key and --group" ]
     run "$RIFFLE" sample --group=1 --prob=0.5 -n 1 "$T/in"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: cannot combine -n and --prob" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: cannot combine -n and --prob" ]
     run "$RIFFLE" sample --key=1 -w 2 -n 1 "$T/in"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: cannot combine --weights with --key" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: cannot combine --weights with --key" ]
     for opt in "--group=2 -n 5" "--key=2 -n 5" "--key=2 --prob=1"; do
         run "$RIFFLE" sample --seed=1 $opt "$T/in"
         [ "$status" -eq 1 ]
         [ "$output" = "riffle: $T/in:3: missing key field 2" ]
     done
     run "$RIFFLE" sample --group=x -n 1 "$T/in"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: invalid group field 'x'" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: invalid group field 'x'" ]
     run "$RIFFLE" sample --key=1 -d ab -n 1 "$T/in"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: the delimiter must be a single character" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: the delimiter must be a single character" ]
     run "$RIFFLE" sample --key=1 --key=2 -n 1 "$T/in"
-    [ "$status" -eq 1 ] && [ "${lines[0]}" = "riffle: multiple key fields specified" ]
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: multiple key fields specified" ]
 }
 
 @test "two line-aligned files shuffled with one seed keep their lines aligned" {
