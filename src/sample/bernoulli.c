@@ -21,7 +21,8 @@
 #include "bernoulli_internal.h"
 #include "rng/rng_internal.h"
 
-/* The top level, drawn directly: u_i < 2^-62 there (2 bits of u left). */
+/* The top level, drawn directly: u_i < 2^-62 there (2 bits of u left).
+ * (The tests walk shorter ladders through rfi_bernoulli_new_scripted.) */
 #define TOP 62
 
 struct level {
@@ -38,7 +39,10 @@ struct rf_bernoulli {
     uint64_t t;      /* keep u < t ... */
     int all, none;   /* ... or every record (P = 1), or none (P = 0) */
     unsigned low;    /* the level walked: its members include the selection */
+    unsigned top;    /* TOP, or a test's */
     uint64_t last_u;
+    rfi_bernoulli_draw_fn script; /* a test's draws, or NULL */
+    void *script_ctx;
     struct level lev[TOP + 1];
 };
 
@@ -55,29 +59,34 @@ uint64_t rfi_geometric_skip(double u, double log1m)
 }
 
 /* Draw j of the gap at record s of level m: SipHash-2-4 (a PRF) of (s, j)
- * under the level's key.  A gap needs a draw or two on average, so a keyed
+ * under the level's key (or a test's script).  A gap needs a draw or two on average, so a keyed
  * function of the counter costs less than starting a buffered stream. */
-static uint64_t draw(struct level *L)
+static uint64_t draw(const rf_bernoulli *b, unsigned m, struct level *L, int kind, uint64_t at)
 {
+    if (b->script) {
+        L->draws++;
+        return b->script(b->script_ctx, kind, m, at, L->log1m);
+    }
     unsigned char in[16], out[crypto_shorthash_siphash24_BYTES];
     const uint64_t j = L->draws++;
-    for (int b = 0; b < 8; b++) {
-        in[b] = (unsigned char)(L->start >> (8 * b));
-        in[8 + b] = (unsigned char)(j >> (8 * b));
+    for (int i = 0; i < 8; i++) {
+        in[i] = (unsigned char)(L->start >> (8 * i));
+        in[8 + i] = (unsigned char)(j >> (8 * i));
     }
     (void)crypto_shorthash_siphash24(out, in, sizeof in, L->key);
     uint64_t w = 0;
-    for (int b = 7; b >= 0; b--)
-        w = w << 8 | out[b];
+    for (int i = 7; i >= 0; i--)
+        w = w << 8 | out[i];
     return w;
 }
 
-static uint64_t skip(struct level *L)
+static uint64_t skip(const rf_bernoulli *b, unsigned m, struct level *L)
 {
     if (isinf(L->log1m))
         return 0; /* no draw: level 0 holds every record */
     /* 53 bits, as rf_double: a uniform in (0, 1] */
-    return rfi_geometric_skip(1.0 - (double)(draw(L) >> 11) * 0x1.0p-53, L->log1m);
+    const uint64_t w = draw(b, m, L, RFI_DRAW_SKIP, L->pos);
+    return rfi_geometric_skip(1.0 - (double)(w >> 11) * 0x1.0p-53, L->log1m);
 }
 
 static void level_next(rf_bernoulli *b, unsigned m, uint64_t *idx, uint64_t *u);
@@ -97,17 +106,18 @@ static void open_gap(rf_bernoulli *b, unsigned m, uint64_t start)
     level_next(b, m + 1, &L->right, &L->right_u);
 }
 
-/* The top level: a Bernoulli(2^-62) set by geometric skips from record 0. */
-static void top_next(struct level *L, uint64_t *idx, uint64_t *u)
+/* The top level: a Bernoulli(2^-top) set by geometric skips from record 0. */
+static void top_next(rf_bernoulli *b, uint64_t *idx, uint64_t *u)
 {
-    const uint64_t s = L->pos == RF_BERNOULLI_END ? UINT64_MAX : skip(L);
+    struct level *L = &b->lev[b->top];
+    const uint64_t s = L->pos == RF_BERNOULLI_END ? UINT64_MAX : skip(b, b->top, L);
     if (s >= RF_BERNOULLI_END - L->pos) {
         L->pos = RF_BERNOULLI_END;
         *idx = RF_BERNOULLI_END;
         return;
     }
     *idx = L->pos + s;
-    *u = draw(L) >> TOP;
+    *u = draw(b, b->top, L, RFI_DRAW_VALUE, *idx) >> b->top;
     L->pos = *idx + 1;
 }
 
@@ -115,15 +125,15 @@ static void top_next(struct level *L, uint64_t *idx, uint64_t *u)
 static void level_next(rf_bernoulli *b, unsigned m, uint64_t *idx, uint64_t *u)
 {
     struct level *L = &b->lev[m];
-    if (m == TOP) {
-        top_next(L, idx, u);
+    if (m == b->top) {
+        top_next(b, idx, u);
         return;
     }
     if (L->pos < L->right) {
-        const uint64_t s = skip(L);
+        const uint64_t s = skip(b, m, L);
         if (s < L->right - L->pos) {
             *idx = L->pos + s;
-            *u = (UINT64_C(1) << (63 - m)) | (draw(L) >> (m + 1));
+            *u = (UINT64_C(1) << (63 - m)) | (draw(b, m, L, RFI_DRAW_VALUE, *idx) >> (m + 1));
             L->pos = *idx + 1;
             return;
         }
@@ -138,17 +148,26 @@ static void level_next(rf_bernoulli *b, unsigned m, uint64_t *idx, uint64_t *u)
 
 /* The lowest level whose members include every u below t: the largest m
  * with t <= 2^(64-m). */
-static unsigned low_level(uint64_t t, int all)
+static unsigned low_level(uint64_t t, int all, unsigned top)
 {
     if (all)
         return 0;
-    for (unsigned m = TOP; m >= 1; m--)
+    for (unsigned m = top; m >= 1; m--)
         if (t <= UINT64_C(1) << (64 - m))
             return m;
     return 0;
 }
 
-static rf_status level_init(struct level *L, const uint8_t key[RF_KEY_BYTES], unsigned m)
+/* log(1 - r) of level m: r = 2^-top at the top, else r_m = 2^-(m+1) /
+ * (1 - 2^-(m+1)) = 1 / (2^(m+1) - 1), which is 1 at level 0. */
+static double level_log1m(unsigned m, unsigned top)
+{
+    if (m == top)
+        return log1p(-ldexp(1.0, -(int)top));
+    return m == 0 ? -INFINITY : log1p(-1.0 / (ldexp(1.0, (int)m + 1) - 1.0));
+}
+
+static rf_status level_key(struct level *L, const uint8_t key[RF_KEY_BYTES], unsigned m)
 {
     uint8_t in[RF_KEY_BYTES + 1], derived[RF_KEY_BYTES];
     memcpy(in, key, RF_KEY_BYTES);
@@ -156,14 +175,11 @@ static rf_status level_init(struct level *L, const uint8_t key[RF_KEY_BYTES], un
     const rf_status st = rfi_seed_prefixed(derived, "riffle bernoulli level", in, sizeof in);
     memcpy(L->key, derived, sizeof L->key);
     sodium_memzero(derived, sizeof derived);
-    if (m == TOP)
-        L->log1m = log1p(-ldexp(1.0, -TOP));
-    else /* r_m = 2^-(m+1) / (1 - 2^-(m+1)) = 1 / (2^(m+1) - 1) */
-        L->log1m = m == 0 ? -INFINITY : log1p(-1.0 / (ldexp(1.0, (int)m + 1) - 1.0));
     return st;
 }
 
-rf_bernoulli *rf_bernoulli_new(const uint8_t key[RF_KEY_BYTES], double p, rf_status *status)
+/* A stream for p over levels low .. top, not started. */
+static rf_bernoulli *make(double p, unsigned top, rf_status *status)
 {
     rf_bernoulli *b = calloc(1, sizeof *b);
     if (!b) {
@@ -171,19 +187,56 @@ rf_bernoulli *rf_bernoulli_new(const uint8_t key[RF_KEY_BYTES], double p, rf_sta
         return NULL;
     }
     *status = rf_unit_threshold(p, &b->t, &b->all);
+    if (*status != RF_OK) {
+        free(b);
+        return NULL;
+    }
+    b->top = top;
     b->none = !b->all && b->t == 0;
-    b->low = low_level(b->t, b->all);
+    b->low = low_level(b->t, b->all, top);
+    for (unsigned m = b->low; m <= top; m++)
+        b->lev[m].log1m = level_log1m(m, top);
+    return b;
+}
+
+/* The top level from record 0, then each level's first gap, top down. */
+static void begin(rf_bernoulli *b)
+{
+    if (b->none)
+        return;
+    start_draws(&b->lev[b->top], 0);
+    for (unsigned m = b->top; m-- > b->low;)
+        open_gap(b, m, 0);
+}
+
+rf_bernoulli *rf_bernoulli_new(const uint8_t key[RF_KEY_BYTES], double p, rf_status *status)
+{
+    rf_bernoulli *b = make(p, TOP, status);
+    if (!b)
+        return NULL;
     for (unsigned m = TOP + 1; *status == RF_OK && !b->none && m-- > b->low;)
-        *status = level_init(&b->lev[m], key, m);
+        *status = level_key(&b->lev[m], key, m);
     if (*status != RF_OK) {
         rf_bernoulli_free(b);
         return NULL;
     }
-    if (!b->none) {
-        start_draws(&b->lev[TOP], 0);
-        for (unsigned m = TOP; m-- > b->low;)
-            open_gap(b, m, 0);
+    begin(b);
+    return b;
+}
+
+rf_bernoulli *rfi_bernoulli_new_scripted(double p, unsigned top, rfi_bernoulli_draw_fn script,
+                                         void *ctx, rf_status *status)
+{
+    if (top < 1 || top > TOP) {
+        *status = RF_EINVAL;
+        return NULL;
     }
+    rf_bernoulli *b = make(p, top, status);
+    if (!b)
+        return NULL;
+    b->script = script;
+    b->script_ctx = ctx;
+    begin(b);
     return b;
 }
 

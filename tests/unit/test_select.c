@@ -1,10 +1,13 @@
 /* Selections by key, group and probability (riffle_sample.h), and the part
  * of a key (rf_split_part_of_unit): the geometric skip's law counted exactly
- * over every 53-bit uniform; the Bernoulli stream's values against their
- * definition (a selection is exactly { i : u_i < P }, nested in P, each u_i
- * in the band of its level); fixed-seed statistics for what is real-valued
- * (each record's probability, independence, the per-group reservoirs);
- * unit values and part cuts exactly. */
+ * over every 53-bit uniform; the Bernoulli stream's walk enumerated over
+ * every class of its draws on a short ladder, each class weighted by its
+ * exact count of words (every record selected with probability P, every
+ * pair with P^2); its values against their definition (a selection is
+ * exactly { i : u_i < P }, nested in P, each u_i in the band of its level);
+ * fixed-seed statistics on the library's own ladder (each record's
+ * probability, independence, the per-group reservoirs); unit values and
+ * part cuts exactly. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -245,6 +248,140 @@ static void test_bernoulli_contract(void **state)
     assert_true(t == 0 && !all);
 }
 
+/* ---- the ladder's walk, enumerated over every class of draws ---- */
+
+/* A ladder of levels 0 .. ENUM_TOP watched over records 0 .. ENUM_N-1.
+ * Each skip draw matters only as its class -- skip 0, 1, ..., ENUM_N-1, or
+ * at least ENUM_N (past every watched record) -- and each value draw only as
+ * whether its unit value is below the threshold; the exact weight of each
+ * class is counted over every 53-bit uniform (skips: first_reaching, with
+ * the level's own log(1 - r), so a wrong r shows) or every 64-bit word
+ * (values).  Draws that only place or value records past
+ * the watched ones have one class, "selected" (so the walk stops there):
+ * summing them out changes nothing before.  Walking every sequence of
+ * classes, with the word that starts each class, gives each record's
+ * probability of being selected, and each pair's, as sums of exact weights. */
+#define ENUM_N 3
+#define ENUM_TOP 2
+#define ENUM_DEPTH 64
+
+struct walk {
+    uint64_t t;                          /* the threshold of P */
+    int depth, len, too_deep;
+    int choice[ENUM_DEPTH], nclass[ENUM_DEPTH];
+    double weight;                       /* of the run being made */
+    uint64_t edge[ENUM_TOP + 1][ENUM_N + 2]; /* first_reaching(level, g) */
+    int edged[ENUM_TOP + 1];
+};
+
+/* The classes' edges of level m's skips, from the log(1 - r) it uses. */
+static const uint64_t *walk_edges(struct walk *w, unsigned m, double log1m)
+{
+    if (!w->edged[m]) {
+        for (int g = 0; g <= ENUM_N; g++)
+            w->edge[m][g] = first_reaching(log1m, (uint64_t)g);
+        w->edge[m][ENUM_N + 1] = UINT64_C(1) << 53;
+        w->edged[m] = 1;
+    }
+    return w->edge[m];
+}
+
+static uint64_t walk_draw(void *ctx, int kind, unsigned m, uint64_t at, double log1m)
+{
+    struct walk *w = ctx;
+    if (at >= ENUM_N) /* past the watched records: skip 0, a value of 0 */
+        return kind == RFI_DRAW_SKIP ? 0 : 0;
+    const int d = w->depth++;
+    if (d >= ENUM_DEPTH) {
+        w->too_deep = 1;
+        return 0;
+    }
+    const int classes = kind == RFI_DRAW_SKIP ? ENUM_N + 1 : 2;
+    if (d >= w->len) {
+        w->choice[d] = 0;
+        w->nclass[d] = classes;
+        w->len = d + 1;
+    }
+    const int c = w->choice[d];
+    if (kind == RFI_DRAW_SKIP) {
+        const uint64_t *e = walk_edges(w, m, log1m);
+        w->weight *= (double)(e[c + 1] - e[c]) * 0x1.0p-53;
+        return e[c] << 11; /* the uniform 1 - e[c] 2^-53 */
+    }
+    /* values: u = 2^(63-m) | (word >> (m+1)) below the top, word >> top at
+     * it; the words below `lim` give u < t.  The class's word is the last one
+     * below (or the first one not below), so a wrong shift shows. */
+    const int top = m == ENUM_TOP;
+    const uint64_t base = top ? 0 : UINT64_C(1) << (63 - m);
+    const unsigned shift = top ? ENUM_TOP : m + 1;
+    const unsigned __int128 room = (unsigned __int128)1 << (64 - shift);
+    const unsigned __int128 above = w->t <= base ? 0 : w->t - base;
+    const unsigned __int128 lim = (above < room ? above : room) << shift;
+    const double below = (double)lim * 0x1.0p-64;
+    w->weight *= c == 0 ? below : 1.0 - below;
+    if (c == 0)
+        return lim ? (uint64_t)(lim - 1) : 0;
+    return lim >> 64 ? UINT64_MAX : (uint64_t)lim;
+}
+
+static int walk_next(struct walk *w)
+{
+    for (int d = w->len - 1; d >= 0; d--)
+        if (++w->choice[d] < w->nclass[d]) {
+            w->len = d + 1;
+            return 1;
+        }
+    return 0;
+}
+
+/* Each watched record is selected with probability P and each pair with
+ * P^2, to within the skips' rounding (2^-40 per class). */
+static void check_walk(double p)
+{
+    struct walk w;
+    memset(&w, 0, sizeof w);
+    int all;
+    assert_int_equal(rf_unit_threshold(p, &w.t, &all), RF_OK);
+    double one[ENUM_N] = {0}, two[ENUM_N][ENUM_N] = {{0}}, total = 0;
+    unsigned long runs = 0;
+    do {
+        w.depth = 0;
+        w.weight = 1.0;
+        rf_status st;
+        rf_bernoulli *b = rfi_bernoulli_new_scripted(p, ENUM_TOP, walk_draw, &w, &st);
+        assert_non_null(b);
+        int in[ENUM_N] = {0};
+        for (uint64_t i; (i = rf_bernoulli_next(b)) < ENUM_N;)
+            in[i] = 1;
+        rf_bernoulli_free(b);
+        assert_false(w.too_deep);
+        total += w.weight;
+        for (int i = 0; i < ENUM_N; i++)
+            for (int j = 0; j < ENUM_N; j++) {
+                one[i] += i == j && in[i] ? w.weight : 0;
+                two[i][j] += in[i] && in[j] ? w.weight : 0;
+            }
+        runs++;
+    } while (walk_next(&w));
+    const double q = all ? 1.0 : (double)w.t * 0x1.0p-64;
+    assert_true(runs > 1);
+    assert_true(fabs(total - 1.0) <= 1e-9);
+    for (int i = 0; i < ENUM_N; i++) {
+        assert_true(fabs(one[i] - q) <= 1e-9);
+        for (int j = 0; j < ENUM_N; j++)
+            if (j != i)
+                assert_true(fabs(two[i][j] - q * q) <= 1e-9);
+    }
+}
+
+static void test_bernoulli_enumerated(void **state)
+{
+    (void)state;
+    const double ps[] = {0.9, 0.5, 0.4, 0.3, 0.25, 0.2, 0.05};
+    for (size_t i = 0; i < sizeof ps / sizeof *ps; i++)
+        check_walk(ps[i]);
+}
+
 /* ---- unit values of keys and the parts they cut ---- */
 
 static void test_keyhash(void **state)
@@ -384,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_bernoulli_nested),
         cmocka_unit_test(test_bernoulli_levels),
         cmocka_unit_test(test_bernoulli_each_record),
+        cmocka_unit_test(test_bernoulli_enumerated),
         cmocka_unit_test(test_bernoulli_contract),
         cmocka_unit_test(test_keyhash),
         cmocka_unit_test(test_split_part_of_unit),
