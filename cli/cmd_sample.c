@@ -84,6 +84,7 @@ static int sample_help(void)
 {
     return cli_print_stdout(
         "Usage: riffle sample -n K [OPTION]... [FILE]...\n"
+        "  or:  riffle sample --prob=P [OPTION]... [FILE]...\n"
         "Write K lines of the input chosen uniformly at random without replacement\n"
         "(every K-subset of the lines equally likely; all lines if there are fewer),\n"
         "in random order.  One pass, memory for K lines: works on endless streams.\n"
