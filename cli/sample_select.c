@@ -3,7 +3,8 @@
  * -n K) and `--group=FIELD -n K`: selections that each record's key, group
  * or number decides as it streams past (riffle_sample.h), all keyed by
  * --seed (or --random-source, or the OS; --rng does not enter: the
- * selections draw from ChaCha20 and SipHash under that key).
+ * selections draw from SipHash, and ChaCha20-seeded generators, under that
+ * key).
  *
  * Contract (pinned by tests/cli/cli_bykey.bats):
  *   --prob=P          record i (from 0, over all inputs) is kept when its

@@ -122,7 +122,8 @@ RF_API uint64_t rf_bernoulli_unit(const rf_bernoulli *b);
  * index, 0, 1, ... in order of its first offer, and a reservoir of k slots:
  * after the stream, its slots hold a uniformly random min(k, n_g)-subset of
  * the group's n_g items (Li's Algorithm L).  The draws of the group's item
- * number j come from ChaCha20 under the key, stream SipHash(group, j), so a
+ * number j come from xoshiro256++ seeded by ChaCha20 under a key derived
+ * from the key, stream SipHash(group, j) (riffle.h rf_rng_init), so a
  * group's selection depends on the key, the group's bytes and its own items
  * only.  Memory: the groups' bytes and about 64 bytes per group; the caller
  * holds the k items per group.  Allocates. */

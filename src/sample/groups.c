@@ -1,7 +1,8 @@
 /* rf_groups: a reservoir per group (riffle_sample.h).
  *
  * Each group is a Li Algorithm L reservoir (reservoir.c).  Its draws are
- * made only when an item may be kept, from a ChaCha20 stream keyed by the
+ * made only when an item may be kept, from a generator (xoshiro256++ seeded
+ * by one ChaCha20 block: a few draws need no more) keyed by the
  * group's unit value and the item's number in the group, so no generator
  * state is held per group and the groups do not share a stream whose
  * position would depend on how their records interleave.  Groups are found
@@ -188,7 +189,7 @@ rf_status rf_groups_offer(rf_groups *gs, const void *bytes, size_t len, size_t *
     }
     rf_rng r;
     const rf_status st =
-        rf_rng_init(&r, RF_RNG_CHACHA20, gs->key, rf_keyhash_unit(&gs->hk, in, sizeof in));
+        rf_rng_init(&r, RF_RNG_XOSHIRO256PP, gs->key, rf_keyhash_unit(&gs->hk, in, sizeof in));
     if (st != RF_OK)
         return st;
     *slot = rf_reservoir_offer(&g->res, &r);
