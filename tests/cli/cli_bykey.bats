@@ -299,3 +299,16 @@ key_parts() { # part files...
     "$RIFFLE" --seed=21 -n 10 "$T/src" | sed 's/^source //' |
         cmp - <("$RIFFLE" --seed=21 -n 10 "$T/tgt" | sed 's/^target //')
 }
+
+@test "-z: NUL-terminated records by key, per group and by probability" {
+    printf 'a\t1\0b\t2\0a\t3\0c\t4\0' > "$T/z"
+    "$RIFFLE" -z --seed=1 --key=1 --split=2 --output-pattern="$T/z%d" "$T/z"
+    cat "$T/z0" "$T/z1" | tr '\0' '\n' | sort | cmp - <(printf 'a\t1\na\t3\nb\t2\nc\t4\n')
+    for f in "$T/z0" "$T/z1"; do
+        n=$(tr '\0' '\n' < "$f" | grep -c '^a' || true)
+        [ "$n" -eq 0 ] || [ "$n" -eq 2 ]
+    done
+    "$RIFFLE" sample -z --seed=1 --prob=1 "$T/z" | cmp - "$T/z"
+    "$RIFFLE" sample -z --seed=1 --group=1 -n 5 "$T/z" | cmp - "$T/z"
+    "$RIFFLE" sample -z --seed=1 --key=1 -n 3 "$T/z" | cmp - "$T/z"
+}
