@@ -24,6 +24,7 @@
 #include "cleanup.h"
 #include "output.h"
 #include "progress.h"
+#include "shuf_bykey.h"
 #include "shuf_engine.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -562,6 +563,8 @@ static int run(const struct shuf_opts *o)
         return run_range_perm(o);
     if (o->have_range && !o->repeat)
         return run_range(o);
+    if (o->key.field) /* --key: a split by key (-i, -n, -r refused) */
+        return shuf_run_bykey(o);
     if (!o->have_range && !o->repeat) { /* records: the keyed order's engines */
         struct progress p;
         progress_init(&p, o->progress);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "key_field.h"
 #include "output.h"
 
 struct shuf_opts {
@@ -27,6 +28,8 @@ struct shuf_opts {
     int progress;         /* -1 --no-progress, 0 auto (stderr a terminal), 1 --progress */
     const char *split_spec, *output_pattern; /* as given */
     struct cli_split split; /* the plan of --split/--output-pattern; SPLIT_NONE if none */
+    const char *key_arg, *field_delim_arg; /* --key, -d as given */
+    struct key_field key; /* --key: field 0 if none */
     char **operands;
     int n_operands;
 };

@@ -1,7 +1,8 @@
 /*
  * shuf_options.c -- the options of `riffle` in its shuf-compatible mode, with
  * GNU shuf's messages (coreutils 9.x), and riffle's extensions (--seed, --rng,
- * --header, --memory, -T, --threads, --progress, --split, --output-pattern)
+ * --header, --memory, -T, --threads, --progress, --split, --output-pattern,
+ * --key, -d/--field-delimiter)
  * unless invoked as `shuf`.
  */
 #include <errno.h>
@@ -23,7 +24,8 @@ enum {
     OPT_MEMORY,
     OPT_THREADS,
     OPT_PROGRESS,
-    OPT_NO_PROGRESS
+    OPT_NO_PROGRESS,
+    OPT_KEY
 };
 
 /* --threads above this is surely a mistake. */
@@ -63,13 +65,15 @@ static const struct option riffle_longopts[] = {
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"split", required_argument, NULL, CLI_OPT_SEED},
     {"output-pattern", required_argument, NULL, 'o'},
+    {"key", required_argument, NULL, OPT_KEY},
+    {"field-delimiter", required_argument, NULL, 'd'},
     {NULL, 0, NULL, 0},
 };
 static const struct option shuf_longopts[] = {
     SHUF_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
-const struct cli_options cli_riffle_options = {"", 0, "ei:n:o:rzT:", riffle_longopts};
+const struct cli_options cli_riffle_options = {"", 0, "ei:n:o:rzT:d:", riffle_longopts};
 const struct cli_options cli_shuf_options = {"", 1, "ei:n:o:rz", shuf_longopts};
 
 static const char usage_riffle[] =
@@ -106,6 +110,12 @@ static const char usage_riffle[] =
     "                              as parts (train.txt,valid.txt,test.txt); every\n"
     "                              part starts with the --header lines; all parts\n"
     "                              are replaced atomically at the end, or none\n"
+    "      --key=FIELD           with --split: every line whose field FIELD (from 1)\n"
+    "                              holds the same key goes to the same part, chosen\n"
+    "                              by a keyed hash of the key and the seed only; the\n"
+    "                              parts take their fractions of the keys (N equal\n"
+    "                              parts or percentages, not counts)\n"
+    "  -d, --field-delimiter=C   fields are separated by the byte C (default: TAB)\n"
     "  -i LO-HI takes any range of 64-bit numbers, up to 0-18446744073709551615.\n"
     "  Above 2^20 numbers the range is never held: it is streamed in the order of\n"
     "  a keyed pseudo-random permutation (riffle perm --mode=siphash) whose key is\n"
@@ -266,6 +276,14 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
         return cli_parse_memory(NULL, arg, &o->memory_arg, &o->memory);
     case OPT_THREADS:
         return cli_parse_threads(NULL, arg, &o->threads_arg, &o->threads);
+    case OPT_KEY:
+        if (cli_set_once(&o->key_arg, arg, "key fields") != CLI_CONTINUE)
+            return CLI_FAIL;
+        return key_field_parse(NULL, "key", arg, &o->key.field);
+    case 'd':
+        if (cli_set_once(&o->field_delim_arg, arg, "field delimiters") != CLI_CONTINUE)
+            return CLI_FAIL;
+        return key_field_parse_delim(NULL, arg, &o->key.delim);
     case OPT_PROGRESS:
         o->progress = PROGRESS_FORCED;
         return CLI_CONTINUE;
@@ -291,7 +309,8 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     if (strcmp(name, "output-pattern") == 0)
         return cli_set_once(&o->output_pattern, arg, "output patterns");
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
-                          c == OPT_PROGRESS || c == OPT_NO_PROGRESS))
+                          c == OPT_PROGRESS || c == OPT_NO_PROGRESS || c == OPT_KEY ||
+                          c == 'd'))
         return on_riffle_option(o, c, arg);
     const int r = cli_rng_option(&o->rng, c, arg);
     if (r != CLI_NOT_RNG)
@@ -360,6 +379,23 @@ static int check_split(struct shuf_opts *o)
     return split_set_pattern(&o->split, o->output_pattern);
 }
 
+/* --key: a split by key of records (shuf_bykey.c). */
+static int check_key(const struct shuf_opts *o)
+{
+    if (!o->key.field)
+        return o->field_delim_arg ? cli_usage(NULL, "--field-delimiter needs --key")
+                                  : CLI_CONTINUE;
+    if (!o->split.plan.parts)
+        return cli_usage(NULL, "--key needs --split");
+    if (o->split.plan.kind == RF_SPLIT_COUNTS)
+        return cli_usage(NULL, "--key needs --split as N parts or percentages, not counts");
+    if (o->have_count)
+        return cli_usage(NULL, "cannot combine --key and -n");
+    if (o->have_range)
+        return cli_usage(NULL, "cannot combine --key and -i");
+    return CLI_CONTINUE;
+}
+
 /* riffle's own options, after shuf's checks. */
 static int check_riffle(struct shuf_opts *o)
 {
@@ -374,7 +410,9 @@ static int check_riffle(struct shuf_opts *o)
     }
     if (o->tmpdir && cli_check_tmpdir(o->tmpdir) != CLI_CONTINUE)
         return CLI_FAIL;
-    return check_split(o);
+    if (check_split(o) != CLI_CONTINUE)
+        return CLI_FAIL;
+    return check_key(o);
 }
 
 /* The checks shuf makes after reading the options, in its order. */
@@ -408,6 +446,7 @@ int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
     memset(o, 0, sizeof *o);
     o->shuf_mode = shuf_mode;
     o->delim = '\n';
+    o->key.delim = '\t';
     const struct cli_options *t = shuf_mode ? &cli_shuf_options : &cli_riffle_options;
     const struct option *longopts = t->longopts;
     for (;;) {
