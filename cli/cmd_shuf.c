@@ -40,7 +40,7 @@
 static int run_nothing(const struct shuf_opts *o)
 {
     struct cli_output out;
-    if (output_open(&out, o) != 0)
+    if (shuf_output_open(&out, o) != 0)
         return CLI_FAIL;
     if (output_set_total(&out, 0) != 0) {
         output_abort(&out);
@@ -266,7 +266,7 @@ static int run_records(const struct shuf_opts *o, rf_rng *g, struct progress *p)
     }
     const size_t k = min_size(count, m);
     struct cli_output out;
-    if (output_open(&out, o) != 0)
+    if (shuf_output_open(&out, o) != 0)
         goto done;
     if (put_record_header(&out, &in.r, head) != 0 ||
         output_set_total(&out, o->repeat ? count : k) != 0) {
@@ -393,7 +393,7 @@ static int run_range_repeat(const struct shuf_opts *o, rf_rng *g)
     if (none && count > 0)
         return no_lines_to_repeat();
     struct cli_output out;
-    if (output_open(&out, o) != 0)
+    if (shuf_output_open(&out, o) != 0)
         return CLI_FAIL;
     rf_writer *w = output_writer(&out);
     write_run(w, o->lo, head, o->delim);
@@ -490,7 +490,7 @@ static int run_range_perm(const struct shuf_opts *o)
     if (body && !(o->have_count && o->count == 0) && !(p = range_perm(o, o->hi - o->lo - head)))
         return CLI_FAIL;
     struct cli_output out;
-    if (output_open(&out, o) != 0) {
+    if (shuf_output_open(&out, o) != 0) {
         rf_perm_free(p);
         return CLI_FAIL;
     }
@@ -539,7 +539,7 @@ static int run_range(const struct shuf_opts *o)
         v[j] += o->lo + head;
     struct cli_output out;
     int status = CLI_FAIL;
-    if (output_open(&out, o) == 0) {
+    if (shuf_output_open(&out, o) == 0) {
         if (put_number_header(&out, o->lo, head, o->delim) == 0 &&
             output_set_total(&out, k) == 0) {
             write_numbers(&out, v, k, o->delim);

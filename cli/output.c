@@ -9,8 +9,8 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cli.h"
 #include "output.h"
-#include "shuf.h"
 
 /* Output buffer: 1 MiB makes a thousand write(2) calls per GB, so their cost
  * disappears against the gather; it is also the usual pipe-max-size.  One
@@ -217,7 +217,7 @@ static int open_single(struct cli_output *o, const char *name)
     return 0;
 }
 
-int output_open(struct cli_output *o, const struct shuf_opts *opts)
+int output_open(struct cli_output *o, const struct cli_output_spec *spec)
 {
     memset(o, 0, sizeof *o);
     o->guard = -1;
@@ -226,8 +226,8 @@ int output_open(struct cli_output *o, const struct shuf_opts *opts)
         cli_error("memory exhausted");
         return -1;
     }
-    const int r = opts->split.plan.parts > 0 ? open_parts(o, &opts->split)
-                                              : open_single(o, opts->output);
+    const int split = spec->split && spec->split->plan.parts > 0;
+    const int r = split ? open_parts(o, spec->split) : open_single(o, spec->name);
     if (r != 0)
         free_all(o);
     return r;

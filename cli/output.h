@@ -5,7 +5,7 @@
  * Use (every engine, every mode):
  *
  *     struct cli_output out;
- *     if (output_open(&out, opts) != 0) return CLI_FAIL;   // message printed
+ *     if (output_open(&out, &spec) != 0) return CLI_FAIL;   // message printed
  *     output_set_header(&out, hdr, len);   // optional, before any record
  *     output_set_total(&out, n);           // records after the header; required
  *                                          // before writing when splitting
@@ -50,8 +50,6 @@
 #include "riffle_engine.h"
 #include "riffle_io.h"
 
-struct shuf_opts;
-
 /* ---- --split=SPEC and --output-pattern=PATTERN ---- */
 
 /* The plan of --split (plan.parts == 0: no split) and the parts' names. */
@@ -91,10 +89,16 @@ struct cli_output {
     int err;                  /* -1: an error was reported */
 };
 
-/* Open standard output, -o FILE (a temporary beside it), or every split part
- * (temporaries).  Allocates the 1 MiB buffer.  Returns 0, or -1 after a
- * message. */
-int output_open(struct cli_output *o, const struct shuf_opts *opts);
+/* What output_open opens: the part of a command's options it needs. */
+struct cli_output_spec {
+    const char *name;              /* -o FILE; NULL: standard output */
+    const struct cli_split *split; /* the parts when split->plan.parts > 0; or NULL */
+};
+
+/* Open every split part (temporaries) when the spec splits, else -o FILE (a
+ * temporary beside it) or standard output.  Allocates the 1 MiB buffer.
+ * Returns 0, or -1 after a message. */
+int output_open(struct cli_output *o, const struct cli_output_spec *spec);
 /* Nonzero when writing split parts. */
 int output_splitting(const struct cli_output *o);
 /* The number of records that will follow the header.  Required, once, after

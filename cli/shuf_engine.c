@@ -175,7 +175,7 @@ int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
     int status = CLI_FAIL;
     if (!in)
         cli_error("memory exhausted");
-    else if (output_open(&out, o) == 0) {
+    else if (shuf_output_open(&out, o) == 0) {
         const rf_engine_sink sink = output_sink(&out, out_begin);
         rf_engine_error err;
         if (rf_engine_shuffle(&eo, in, n, &sink, &err) != RF_OK) {

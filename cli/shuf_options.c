@@ -9,12 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli_options.h"
 #include "progress.h"
 #include "riffle_engine.h"
+#include "run_options.h"
 #include "shuf.h"
 
 enum {
@@ -25,9 +24,6 @@ enum {
     OPT_PROGRESS,
     OPT_NO_PROGRESS
 };
-
-/* --threads above this is surely a mistake. */
-#define MAX_THREADS 4096
 
 /* GNU shuf's long options, in its order: the whole table as `shuf`, the start
  * of riffle's. */
@@ -231,32 +227,6 @@ static int on_count(struct shuf_opts *o, const char *arg, const char *name)
     return CLI_CONTINUE;
 }
 
-int cli_parse_memory(const char *cmd, const char *arg, const char **given, uint64_t *v)
-{
-    if (cli_set_once(given, arg, "memory sizes") != CLI_CONTINUE)
-        return CLI_FAIL;
-    const rf_status st = rf_engine_memory_parse(arg, v);
-    if (st == RF_ERANGE) {
-        cli_error("cannot find the size of memory for --memory=%s", arg);
-        return CLI_FAIL;
-    }
-    if (st != RF_OK)
-        return cli_usage(cmd, "invalid memory size %s", cli_quote(arg));
-    return CLI_CONTINUE;
-}
-
-int cli_parse_threads(const char *cmd, const char *arg, const char **given, unsigned *v)
-{
-    if (cli_set_once(given, arg, "thread counts") != CLI_CONTINUE)
-        return CLI_FAIL;
-    uint64_t n;
-    int over;
-    if (cli_parse_u64(arg, &n, &over) != 0 || n > MAX_THREADS)
-        return cli_usage(cmd, "invalid thread count %s", cli_quote(arg));
-    *v = (unsigned)n;
-    return CLI_CONTINUE;
-}
-
 static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
 {
     switch (c) {
@@ -326,23 +296,6 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     }
 }
 
-int cli_check_tmpdir(const char *dir)
-{
-    struct stat st;
-    int e = 0;
-    if (stat(dir, &st) != 0)
-        e = errno;
-    else if (!S_ISDIR(st.st_mode))
-        e = ENOTDIR;
-    else if (access(dir, W_OK | X_OK) != 0)
-        e = errno;
-    if (e) {
-        cli_error("cannot use temporary directory %s: %s", cli_quote(dir), strerror(e));
-        return CLI_FAIL;
-    }
-    return CLI_CONTINUE;
-}
-
 static int check_split(struct shuf_opts *o)
 {
     if (!o->split_spec && !o->output_pattern)
@@ -368,10 +321,7 @@ static int check_riffle(struct shuf_opts *o)
         o->progress = PROGRESS_NEVER; /* shuf never prints progress */
         return CLI_CONTINUE;
     }
-    if (o->threads == 0) {
-        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        o->threads = cores > 0 ? (unsigned)(cores < MAX_THREADS ? cores : MAX_THREADS) : 1;
-    }
+    o->threads = cli_threads_resolve(o->threads);
     if (o->tmpdir && cli_check_tmpdir(o->tmpdir) != CLI_CONTINUE)
         return CLI_FAIL;
     return check_split(o);
@@ -401,6 +351,12 @@ void cli_shuf_free(struct shuf_opts *o)
 const char *cli_tmpdir(const struct shuf_opts *o)
 {
     return rf_temp_dir(o->tmpdir);
+}
+
+int shuf_output_open(struct cli_output *out, const struct shuf_opts *o)
+{
+    const struct cli_output_spec spec = {o->output, &o->split};
+    return output_open(out, &spec);
 }
 
 int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
