@@ -443,7 +443,8 @@ int cmd_gather(int argc, char **argv)
     eo.threads = o.threads;
     eo.temp = cleanup_engine_temp;
     eo.named_temps = cli_named_temps();
-    const struct cli_output_spec spec = {o.output, NULL};
+    const struct cli_output_spec spec = {o.output, NULL, CLI_CODEC_BY_NAME,
+                                         cli_threads_resolve(o.threads)};
     struct cli_output out;
     int status = CLI_FAIL;
     if (output_open(&out, &spec) == 0) {

@@ -35,6 +35,11 @@
  * rename in the final loop -- after every fsync succeeded -- is the one case
  * that can leave earlier parts committed; it is reported).
  *
+ * Compressed files (gzip, zstd) are written through compress.h: what the
+ * writers write goes through a pipe to a thread that compresses it into the
+ * file (or stdout), finished before the file is committed; a failure there
+ * is the output's failure, and stops the writing early.
+ *
  * The temporaries are unnamed where the file system allows (O_TMPFILE,
  * riffle_io.h): nothing to remove, even after kill -9.  Elsewhere (or with
  * RIFFLE_NAMED_TEMPS, cli_named_temps) their names are registered with
@@ -47,8 +52,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec.h"
 #include "riffle_engine.h"
 #include "riffle_io.h"
+
+struct cli_outflow;
 
 /* ---- --split=SPEC and --output-pattern=PATTERN ---- */
 
@@ -86,6 +94,7 @@ struct cli_output {
     int planned;              /* output_set_total succeeded */
     unsigned char *header;    /* a copy until output_set_total, for splits */
     size_t header_len;
+    struct cli_outflow *flow; /* compressed targets (compress.h), or NULL */
     int err;                  /* -1: an error was reported */
 };
 
@@ -93,6 +102,9 @@ struct cli_output {
 struct cli_output_spec {
     const char *name;              /* -o FILE; NULL: standard output */
     const struct cli_split *split; /* the parts when split->plan.parts > 0; or NULL */
+    enum cli_codec compress;       /* NONE, GZIP, ZSTD, or BY_NAME: each file's
+                                      extension (.gz, .zst), stdout plain */
+    unsigned threads;              /* zstd's worker threads (0 or 1: none) */
 };
 
 /* Open every split part (temporaries) when the spec splits, else -o FILE (a

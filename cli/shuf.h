@@ -27,6 +27,8 @@ struct shuf_opts {
     int progress;         /* -1 --no-progress, 0 auto (stderr a terminal), 1 --progress */
     const char *split_spec, *output_pattern; /* as given */
     struct cli_split split; /* the plan of --split/--output-pattern; SPLIT_NONE if none */
+    const char *compress_arg; /* --compress as given */
+    enum cli_codec compress;  /* --compress, or CLI_CODEC_BY_NAME (shuf mode: NONE) */
     char **operands;
     int n_operands;
 };

@@ -22,7 +22,8 @@ enum {
     OPT_MEMORY,
     OPT_THREADS,
     OPT_PROGRESS,
-    OPT_NO_PROGRESS
+    OPT_NO_PROGRESS,
+    OPT_COMPRESS
 };
 
 /* GNU shuf's long options, in its order: the whole table as `shuf`, the start
@@ -59,6 +60,7 @@ static const struct option riffle_longopts[] = {
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"split", required_argument, NULL, CLI_OPT_SEED},
     {"output-pattern", required_argument, NULL, 'o'},
+    {"compress", required_argument, NULL, OPT_COMPRESS},
     {NULL, 0, NULL, 0},
 };
 static const struct option shuf_longopts[] = {
@@ -106,7 +108,9 @@ static const char usage_riffle[] =
     "  Above 2^20 numbers the range is never held: it is streamed in the order of\n"
     "  a keyed pseudo-random permutation (riffle perm --mode=siphash) whose key is\n"
     "  made from --seed or --random-source as the generator's, whatever --rng.\n"
-    "  Several FILEs are read one after another, as one input.\n"
+    "  Several FILEs are read one after another, as one input.  A FILE (or\n"
+    "  standard input) compressed with gzip or zstd is decompressed, whatever\n"
+    "  its name: its first bytes tell.\n"
     "\n"
     "Without --seed or --random-source the generator is ChaCha20 keyed from the\n"
     "operating system.  With --seed, -n K prints exactly the first K lines of the\n"
@@ -239,6 +243,13 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
     case OPT_PROGRESS:
         o->progress = PROGRESS_FORCED;
         return CLI_CONTINUE;
+    case OPT_COMPRESS:
+        if (cli_set_once(&o->compress_arg, arg, "compression formats") != CLI_CONTINUE)
+            return CLI_FAIL;
+        if (codec_parse(arg, &o->compress) != 0)
+            return cli_usage(NULL, "invalid compression format %s (gzip, zstd or none)",
+                             cli_quote(arg));
+        return CLI_CONTINUE;
     default: /* OPT_NO_PROGRESS */
         o->progress = PROGRESS_NEVER;
         return CLI_CONTINUE;
@@ -261,7 +272,7 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     if (strcmp(name, "output-pattern") == 0)
         return cli_set_once(&o->output_pattern, arg, "output patterns");
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
-                          c == OPT_PROGRESS || c == OPT_NO_PROGRESS))
+                          c == OPT_PROGRESS || c == OPT_NO_PROGRESS || c == OPT_COMPRESS))
         return on_riffle_option(o, c, arg);
     const int r = cli_rng_option(&o->rng, c, arg);
     if (r != CLI_NOT_RNG)
@@ -355,7 +366,7 @@ const char *cli_tmpdir(const struct shuf_opts *o)
 
 int shuf_output_open(struct cli_output *out, const struct shuf_opts *o)
 {
-    const struct cli_output_spec spec = {o->output, &o->split};
+    const struct cli_output_spec spec = {o->output, &o->split, o->compress, o->threads};
     return output_open(out, &spec);
 }
 
@@ -364,6 +375,8 @@ int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
     memset(o, 0, sizeof *o);
     o->shuf_mode = shuf_mode;
     o->delim = '\n';
+    /* shuf writes what it is given, whatever the name. */
+    o->compress = shuf_mode ? CLI_CODEC_NONE : CLI_CODEC_BY_NAME;
     const struct cli_options *t = shuf_mode ? &cli_shuf_options : &cli_riffle_options;
     const struct option *longopts = t->longopts;
     for (;;) {
