@@ -106,6 +106,18 @@ static int fail(struct cli_inflow *f, size_t i, enum failure why, uint64_t offse
     return -1;
 }
 
+/* The decoders' state, freed also when inflow_end cancels the thread in a
+ * read(2) of a source that would not end (a pipe whose writer stalls). */
+static void end_inflate(void *z)
+{
+    inflateEnd(z);
+}
+
+static void end_zstd(void *d)
+{
+    ZSTD_freeDCtx(d);
+}
+
 /* gzip members one after another; bytes after a member must begin another
  * (gzip -d reads trailing garbage as an error too, unless told). */
 static int gunzip(struct cli_inflow *f, size_t i)
@@ -117,6 +129,7 @@ static int gunzip(struct cli_inflow *f, size_t i)
         return fail(f, i, NO_MEMORY, 0, ENOMEM, NULL);
     uint64_t total = 0;
     int member = 0, r = 0;
+    pthread_cleanup_push(end_inflate, &z);
     for (;;) {
         if (z.avail_in == 0) {
             const ssize_t k = get(s->fd, f->in, IN_CAP);
@@ -150,7 +163,7 @@ static int gunzip(struct cli_inflow *f, size_t i)
             break;
         }
     }
-    inflateEnd(&z);
+    pthread_cleanup_pop(1);
     return r;
 }
 
@@ -166,6 +179,7 @@ static int unzstd(struct cli_inflow *f, size_t i)
     uint64_t total = 0;
     size_t last = 0;
     int full = 0, r = 0;
+    pthread_cleanup_push(end_zstd, d);
     for (;;) {
         if (in.pos == in.size && !full) {
             const ssize_t k = get(s->fd, f->in, IN_CAP);
@@ -192,7 +206,7 @@ static int unzstd(struct cli_inflow *f, size_t i)
             break;
         full = out.pos == out.size; /* more may wait inside the decoder */
     }
-    ZSTD_freeDCtx(d);
+    pthread_cleanup_pop(1);
     return r;
 }
 
@@ -447,7 +461,11 @@ void inflow_end(struct cli_inflow *f)
             close(f->src[i].pipe_r);
         f->src[i].pipe_r = -1;
     }
-    if (f->started)
+    if (f->started) {
+        /* A thread waiting for bytes of a source that may never come is
+         * cancelled there (read and write are cancellation points). */
+        pthread_cancel(f->thread);
         pthread_join(f->thread, NULL);
+    }
     free_flow(f);
 }
