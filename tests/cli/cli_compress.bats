@@ -270,3 +270,18 @@ corrupt() { # file pattern
     [ "$(cat "$T/out.zst")" = original ]
     [ "$(ls -A "$T" | grep -c '^out')" -eq 1 ]
 }
+
+@test "riffle gather -o OUT.zst: the tasks' compressed outputs concatenate" {
+    local i
+    mkdir "$T/d"
+    for i in 0 1; do "$RIFFLE" scatter --count --task=$i --tasks=2 --dir="$T/d" "$T/in"; done
+    for i in 0 1; do "$RIFFLE" scatter --task=$i --tasks=2 --dir="$T/d" --seed=1 "$T/in"; done
+    for i in 0 1; do
+        "$RIFFLE" gather --task=$i --tasks=2 --dir="$T/d" --seed=1 -o "$T/g$i.zst"
+    done
+    "$RIFFLE" --seed=1 "$T/in" > "$T/want"
+    cat "$T/g0.zst" "$T/g1.zst" | zstdcat | cmp "$T/want" -
+    # and riffle reads the two frames as one stream
+    cat "$T/g0.zst" "$T/g1.zst" | "$RIFFLE" --seed=2 > "$T/a"
+    "$RIFFLE" --seed=2 < "$T/want" | cmp "$T/a" -
+}
