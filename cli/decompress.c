@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -28,11 +27,7 @@
  * pipe at a time: libzstd's recommended stream sizes are 128 KiB each. */
 #define IN_CAP ((size_t)128 << 10)
 #define OUT_CAP ((size_t)256 << 10)
-
-/* A pipe being filled while we look at it may hold fewer bytes than a magic
- * number for a moment: look again this often, this many times. */
-#define PEEK_WAIT_NS 10000000L
-#define PEEK_TRIES 100
+#define PIPE_SIZE (1 << 20)
 
 struct source {
     const char *name;
@@ -42,6 +37,7 @@ struct source {
     int pipe_r; /* given to the engine */
     int pipe_w; /* the thread's; -1 once closed */
     rf_file_stamp stamp; /* when looked at: a change while read is an error */
+    int probe;  /* a pipe: the thread tells its format from its first bytes */
 };
 
 /* Why an input failed. */
@@ -62,6 +58,12 @@ struct cli_inflow {
     uint64_t offset;      /* in the compressed bytes */
     int err;              /* READ_ERROR: the errno value */
     char reason[128];     /* BAD_DATA: the decoder's words */
+    /* The decoder's state, here rather than on the thread's stack: freed
+     * by free_flow also when inflow_end cancelled the thread in a read(2) of
+     * a source that would not end (a pipe whose writer stalls). */
+    z_stream z;
+    int z_live;
+    ZSTD_DCtx *d;
 };
 
 /* ---- the thread ---- */
@@ -106,32 +108,22 @@ static int fail(struct cli_inflow *f, size_t i, enum failure why, uint64_t offse
     return -1;
 }
 
-/* The decoders' state, freed also when inflow_end cancels the thread in a
- * read(2) of a source that would not end (a pipe whose writer stalls). */
-static void end_inflate(void *z)
-{
-    inflateEnd(z);
-}
-
-static void end_zstd(void *d)
-{
-    ZSTD_freeDCtx(d);
-}
-
 /* gzip members one after another; bytes after a member must begin another
  * (gzip -d reads trailing garbage as an error too, unless told). */
-static int gunzip(struct cli_inflow *f, size_t i)
+static int gunzip(struct cli_inflow *f, size_t i, size_t pre)
 {
     const struct source *s = &f->src[i];
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) /* 16: gzip wrapper only */
+    z_stream *zp = &f->z;
+    memset(zp, 0, sizeof *zp);
+    if (inflateInit2(zp, 16 + MAX_WBITS) != Z_OK) /* 16: gzip wrapper only */
         return fail(f, i, NO_MEMORY, 0, ENOMEM, NULL);
-    uint64_t total = 0;
+    f->z_live = 1;
+    zp->next_in = f->in;
+    zp->avail_in = (uInt)pre;
+    uint64_t total = pre;
     int member = 0, r = 0;
-    pthread_cleanup_push(end_inflate, &z);
     for (;;) {
-        if (z.avail_in == 0) {
+        if (zp->avail_in == 0) {
             const ssize_t k = get(s->fd, f->in, IN_CAP);
             if (k < 0) {
                 r = fail(f, i, READ_ERROR, total, errno, NULL);
@@ -142,44 +134,44 @@ static int gunzip(struct cli_inflow *f, size_t i)
                     r = fail(f, i, TRUNCATED, total, 0, NULL);
                 break;
             }
-            z.next_in = f->in;
-            z.avail_in = (uInt)k;
+            zp->next_in = f->in;
+            zp->avail_in = (uInt)k;
             total += (uint64_t)k;
         }
         member = 1;
-        z.next_out = f->out;
-        z.avail_out = (uInt)OUT_CAP;
-        const int ret = inflate(&z, Z_NO_FLUSH);
-        if (put(s->pipe_w, f->out, OUT_CAP - z.avail_out) != 0)
+        zp->next_out = f->out;
+        zp->avail_out = (uInt)OUT_CAP;
+        const int ret = inflate(zp, Z_NO_FLUSH);
+        if (put(s->pipe_w, f->out, OUT_CAP - zp->avail_out) != 0)
             break;
         if (ret == Z_STREAM_END) {
             member = 0;
-            inflateReset(&z);
+            inflateReset(zp);
         } else if (ret == Z_MEM_ERROR) {
             r = fail(f, i, NO_MEMORY, 0, ENOMEM, NULL);
             break;
-        } else if (ret != Z_OK && !(ret == Z_BUF_ERROR && z.avail_in == 0)) {
-            r = fail(f, i, BAD_DATA, total - z.avail_in, 0, z.msg ? z.msg : "invalid data");
+        } else if (ret != Z_OK && !(ret == Z_BUF_ERROR && zp->avail_in == 0)) {
+            r = fail(f, i, BAD_DATA, total - zp->avail_in, 0, zp->msg ? zp->msg : "invalid data");
             break;
         }
     }
-    pthread_cleanup_pop(1);
+    inflateEnd(zp);
+    f->z_live = 0;
     return r;
 }
 
 /* zstd frames (and skippable frames) one after another; ZSTD_decompressStream
  * returns 0 exactly when a frame is complete and flushed. */
-static int unzstd(struct cli_inflow *f, size_t i)
+static int unzstd(struct cli_inflow *f, size_t i, size_t pre)
 {
     const struct source *s = &f->src[i];
-    ZSTD_DCtx *d = ZSTD_createDCtx();
+    ZSTD_DCtx *d = f->d = ZSTD_createDCtx();
     if (!d)
         return fail(f, i, NO_MEMORY, 0, ENOMEM, NULL);
-    ZSTD_inBuffer in = {f->in, 0, 0};
-    uint64_t total = 0;
+    ZSTD_inBuffer in = {f->in, pre, 0};
+    uint64_t total = pre;
     size_t last = 0;
     int full = 0, r = 0;
-    pthread_cleanup_push(end_zstd, d);
     for (;;) {
         if (in.pos == in.size && !full) {
             const ssize_t k = get(s->fd, f->in, IN_CAP);
@@ -206,8 +198,70 @@ static int unzstd(struct cli_inflow *f, size_t i)
             break;
         full = out.pos == out.size; /* more may wait inside the decoder */
     }
-    pthread_cleanup_pop(1);
+    ZSTD_freeDCtx(d);
+    f->d = NULL;
     return r;
+}
+
+/* A pipe's bytes as they are: spliced (no copy through user space) where
+ * the kernel can, else read and written. */
+static int pass(struct cli_inflow *f, size_t i, size_t pre)
+{
+    const struct source *s = &f->src[i];
+    if (put(s->pipe_w, f->in, pre) != 0)
+        return 0;
+    for (;;) {
+        ssize_t k = splice(s->fd, NULL, s->pipe_w, NULL, OUT_CAP, SPLICE_F_MOVE);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k == 0)
+            return 0;
+        if (k > 0)
+            continue;
+        if (errno == EPIPE)
+            return 0; /* the engine reads no more */
+        if (errno != EINVAL)
+            return fail(f, i, READ_ERROR, 0, errno, NULL);
+        break; /* no splice between these two */
+    }
+    for (;;) {
+        const ssize_t k = get(s->fd, f->in, IN_CAP);
+        if (k < 0)
+            return fail(f, i, READ_ERROR, 0, errno, NULL);
+        if (k == 0 || put(s->pipe_w, f->in, (size_t)k) != 0)
+            return 0;
+    }
+}
+
+/* A pipe's first bytes, read here (the thread may wait for them: the engine
+ * reads the inputs ahead meanwhile), tell whether it is compressed. */
+static int probe(struct cli_inflow *f, size_t i)
+{
+    struct source *s = &f->src[i];
+    size_t len = 0;
+    int partial = 1;
+    while (partial && len < CLI_CODEC_MAGIC) {
+        const ssize_t k = get(s->fd, f->in + len, IN_CAP - len);
+        if (k < 0)
+            return fail(f, i, READ_ERROR, 0, errno, NULL);
+        if (k == 0)
+            break;
+        len += (size_t)k;
+        s->codec = codec_sniff(f->in, len, &partial);
+    }
+    if (s->codec == CLI_CODEC_GZIP)
+        return gunzip(f, i, len);
+    if (s->codec == CLI_CODEC_ZSTD)
+        return unzstd(f, i, len);
+    return pass(f, i, len);
+}
+
+static int decode(struct cli_inflow *f, size_t i)
+{
+    const struct source *s = &f->src[i];
+    if (s->probe)
+        return probe(f, i);
+    return s->codec == CLI_CODEC_GZIP ? gunzip(f, i, 0) : unzstd(f, i, 0);
 }
 
 static void *run(void *arg)
@@ -217,8 +271,7 @@ static void *run(void *arg)
     for (size_t i = 0; i < f->n; i++) {
         struct source *s = &f->src[i];
         if (!failed && !atomic_load(&f->stop))
-            failed = (s->codec == CLI_CODEC_GZIP ? gunzip(f, i) : unzstd(f, i)) != 0;
-
+            failed = decode(f, i) != 0;
         /* After a failure the rest end at once: the run stops at the sink's
          * begin, which inflow_check makes fail. */
         close(s->pipe_w);
@@ -229,48 +282,14 @@ static void *run(void *arg)
 
 /* ---- looking at the inputs ---- */
 
-/* Up to CLI_CODEC_MAGIC bytes of the pipe fd without consuming them: tee(2)
- * copies them into a pipe of our own. */
-static size_t peek_pipe(int fd, unsigned char *b)
+/* The format of what the regular file fd holds from its current offset. */
+static enum cli_codec sniff_file(int fd)
 {
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) != 0)
-        return 0;
-    size_t len = 0;
-    for (int tries = 0; tries < PEEK_TRIES; tries++) {
-        const ssize_t k = tee(fd, p[1], CLI_CODEC_MAGIC, 0);
-        if (k <= 0)
-            break;
-        len = (size_t)get(p[0], b, (size_t)k) == (size_t)k ? (size_t)k : 0;
-        int partial;
-        codec_sniff(b, len, &partial);
-        if (!partial)
-            break;
-        const struct timespec wait = {0, PEEK_WAIT_NS};
-        nanosleep(&wait, NULL);
-    }
-    close(p[0]);
-    close(p[1]);
-    return len;
-}
-
-/* The format of what fd holds from its current offset. */
-static enum cli_codec sniff_fd(int fd)
-{
-    struct stat st;
     unsigned char b[CLI_CODEC_MAGIC];
-    size_t len = 0;
-    if (fstat(fd, &st) != 0)
-        return CLI_CODEC_NONE;
-    if (S_ISREG(st.st_mode)) {
-        const off_t at = lseek(fd, 0, SEEK_CUR);
-        const ssize_t k = at < 0 ? -1 : pread(fd, b, sizeof b, at);
-        len = k > 0 ? (size_t)k : 0;
-    } else if (S_ISFIFO(st.st_mode)) {
-        len = peek_pipe(fd, b);
-    }
+    const off_t at = lseek(fd, 0, SEEK_CUR);
+    const ssize_t k = at < 0 ? -1 : pread(fd, b, sizeof b, at);
     int partial;
-    return codec_sniff(b, len, &partial);
+    return codec_sniff(b, k > 0 ? (size_t)k : 0, &partial);
 }
 
 /* Input in: a compressed file or descriptor becomes s (its fd open).  A
@@ -295,13 +314,19 @@ static int look(const rf_engine_input *in, struct source *s)
         s->own = 1;
     }
     if (rf_file_stamp_fd(s->fd, &s->stamp) != 0)
-        s->stamp.regular = 0;
-    s->codec = sniff_fd(s->fd);
+        return 0;
+    /* A pipe given as a descriptor (standard input) is looked at by the
+     * thread, when its turn comes: looking now would wait for its first
+     * bytes before the inputs ahead of it are read. */
+    struct stat st;
+    s->probe = !s->own && fstat(s->fd, &st) == 0 && S_ISFIFO(st.st_mode);
+    if (!s->probe && s->stamp.regular)
+        s->codec = sniff_file(s->fd);
     if (s->codec == CLI_CODEC_NONE && s->own) {
         close(s->fd);
         s->own = 0;
     }
-    return s->codec != CLI_CODEC_NONE;
+    return s->probe || s->codec != CLI_CODEC_NONE;
 }
 
 static void close_source(struct source *s)
@@ -318,6 +343,9 @@ static void close_source(struct source *s)
 
 static void free_flow(struct cli_inflow *f)
 {
+    if (f->z_live)
+        inflateEnd(&f->z);
+    ZSTD_freeDCtx(f->d); /* NULL: nothing */
     for (size_t i = 0; i < f->n; i++)
         close_source(&f->src[i]);
     free(f->src);
@@ -362,6 +390,10 @@ static int take_sources(struct cli_inflow *f, rf_engine_input *in, size_t n)
             cli_error("cannot decompress %s: %s", cli_quote_file(in[i].name), strerror(e));
             return -1;
         }
+        /* As large as the system allows an unprivileged pipe by default
+         * (/proc/sys/fs/pipe-max-size, 1 MiB): the thread and the engine
+         * then trade a megabyte at a time rather than 64 KiB. */
+        (void)fcntl(p[1], F_SETPIPE_SZ, PIPE_SIZE);
         s->pipe_r = p[0];
         s->pipe_w = p[1];
         in[i] = rf_engine_input_fd(p[0], in[i].name);

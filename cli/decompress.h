@@ -25,10 +25,13 @@
 
 struct cli_inflow;
 
-/* Look at the first bytes of each file or descriptor input among in[0..n)
- * (a regular file is read with pread, a pipe looked at with tee(2): nothing
- * is consumed); each compressed one is replaced by the read end of a pipe of
- * its decompressed bytes, filled by one thread, input after input, in order.
+/* Look at the first bytes of each regular file among in[0..n) (with pread:
+ * nothing is consumed); each compressed one is replaced by the read end of a
+ * pipe of its decompressed bytes, filled by one thread, input after input,
+ * in order.  A pipe given as a descriptor (standard input) is replaced too:
+ * the thread reads its first bytes when its turn comes, and passes the
+ * bytes on as they are (spliced) or decompressed.  Named pipes are left
+ * alone.
  * An input that cannot be opened or looked at is left for the engine to
  * report in its turn.  *flow is NULL when no input is compressed.  Returns 0,
  * or -1 after a message. */
