@@ -211,7 +211,7 @@ static int pass(struct cli_inflow *f, size_t i, size_t pre)
     if (put(s->pipe_w, f->in, pre) != 0)
         return 0;
     for (;;) {
-        ssize_t k = splice(s->fd, NULL, s->pipe_w, NULL, OUT_CAP, SPLICE_F_MOVE);
+        ssize_t k = splice(s->fd, NULL, s->pipe_w, NULL, PIPE_SIZE, SPLICE_F_MOVE);
         if (k < 0 && errno == EINTR)
             continue;
         if (k == 0)
