@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zlib.h>
@@ -29,6 +30,11 @@
 #define OUT_CAP ((size_t)256 << 10)
 #define PIPE_SIZE (1 << 20)
 
+/* A pipe being filled while we look at it may hold fewer bytes than a magic
+ * number for a moment: look again this often, this many times. */
+#define PEEK_WAIT_NS 1000000L
+#define PEEK_TRIES 1000
+
 struct source {
     const char *name;
     enum cli_codec codec;
@@ -37,7 +43,6 @@ struct source {
     int pipe_r; /* given to the engine */
     int pipe_w; /* the thread's; -1 once closed */
     rf_file_stamp stamp; /* when looked at: a change while read is an error */
-    int probe;  /* a pipe: the thread tells its format from its first bytes */
 };
 
 /* Why an input failed. */
@@ -203,65 +208,9 @@ static int unzstd(struct cli_inflow *f, size_t i, size_t pre)
     return r;
 }
 
-/* A pipe's bytes as they are: spliced (no copy through user space) where
- * the kernel can, else read and written. */
-static int pass(struct cli_inflow *f, size_t i, size_t pre)
-{
-    const struct source *s = &f->src[i];
-    if (put(s->pipe_w, f->in, pre) != 0)
-        return 0;
-    for (;;) {
-        ssize_t k = splice(s->fd, NULL, s->pipe_w, NULL, PIPE_SIZE, SPLICE_F_MOVE);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k == 0)
-            return 0;
-        if (k > 0)
-            continue;
-        if (errno == EPIPE)
-            return 0; /* the engine reads no more */
-        if (errno != EINVAL)
-            return fail(f, i, READ_ERROR, 0, errno, NULL);
-        break; /* no splice between these two */
-    }
-    for (;;) {
-        const ssize_t k = get(s->fd, f->in, IN_CAP);
-        if (k < 0)
-            return fail(f, i, READ_ERROR, 0, errno, NULL);
-        if (k == 0 || put(s->pipe_w, f->in, (size_t)k) != 0)
-            return 0;
-    }
-}
-
-/* A pipe's first bytes, read here (the thread may wait for them: the engine
- * reads the inputs ahead meanwhile), tell whether it is compressed. */
-static int probe(struct cli_inflow *f, size_t i)
-{
-    struct source *s = &f->src[i];
-    size_t len = 0;
-    int partial = 1;
-    while (partial && len < CLI_CODEC_MAGIC) {
-        const ssize_t k = get(s->fd, f->in + len, IN_CAP - len);
-        if (k < 0)
-            return fail(f, i, READ_ERROR, 0, errno, NULL);
-        if (k == 0)
-            break;
-        len += (size_t)k;
-        s->codec = codec_sniff(f->in, len, &partial);
-    }
-    if (s->codec == CLI_CODEC_GZIP)
-        return gunzip(f, i, len);
-    if (s->codec == CLI_CODEC_ZSTD)
-        return unzstd(f, i, len);
-    return pass(f, i, len);
-}
-
 static int decode(struct cli_inflow *f, size_t i)
 {
-    const struct source *s = &f->src[i];
-    if (s->probe)
-        return probe(f, i);
-    return s->codec == CLI_CODEC_GZIP ? gunzip(f, i, 0) : unzstd(f, i, 0);
+    return f->src[i].codec == CLI_CODEC_GZIP ? gunzip(f, i, 0) : unzstd(f, i, 0);
 }
 
 static void *run(void *arg)
@@ -282,21 +231,67 @@ static void *run(void *arg)
 
 /* ---- looking at the inputs ---- */
 
-/* The format of what the regular file fd holds from its current offset. */
-static enum cli_codec sniff_file(int fd)
+/* The format of what the regular file s->fd holds from its current offset,
+ * which is left as it was.  Returns 0, or -1 after a message. */
+static int sniff_file(struct source *s)
 {
     unsigned char b[CLI_CODEC_MAGIC];
-    const off_t at = lseek(fd, 0, SEEK_CUR);
-    const ssize_t k = at < 0 ? -1 : pread(fd, b, sizeof b, at);
+    ssize_t k = get(s->fd, b, sizeof b);
+    if (k < 0) {
+        cli_read_error(s->name, errno);
+        return -1;
+    }
+    if (k > 0 && lseek(s->fd, -(off_t)k, SEEK_CUR) < 0) {
+        cli_read_error(s->name, errno);
+        return -1;
+    }
     int partial;
-    return codec_sniff(b, k > 0 ? (size_t)k : 0, &partial);
+    s->codec = codec_sniff(b, (size_t)k, &partial);
+    return 0;
 }
 
-/* Input in: a compressed file or descriptor becomes s (its fd open).  A
- * named pipe is read as it is, and not even opened here: looking into it
- * would take bytes from whoever writes it, and opening it tells its writer
- * that its reader is there before the inputs ahead of it are read. */
-static int look(const rf_engine_input *in, struct source *s)
+/* The format of the pipe s->fd from its first bytes, which stay in it: tee(2)
+ * copies them into a pipe of our own.  Waits for the first bytes.  A writer
+ * that stops after one to three bytes that begin a magic number is looked
+ * at again for a while (PEEK_TRIES times PEEK_WAIT_NS): tee returns at once
+ * when the pipe is not empty.  Returns 0, or -1 after a message. */
+static int peek_pipe(struct source *s)
+{
+    unsigned char b[CLI_CODEC_MAGIC];
+    int p[2], partial = 0, r = 0;
+    if (pipe2(p, O_CLOEXEC) != 0)
+        return 0; /* read as it is */
+    for (int tries = 0; tries < PEEK_TRIES; tries++) {
+        const ssize_t k = tee(s->fd, p[1], sizeof b, 0);
+        if (k <= 0)
+            break; /* the end, or no tee here: read as it is */
+        const ssize_t got = get(p[0], b, (size_t)k);
+        if (got != k) {
+            cli_read_error(s->name, got < 0 ? errno : EIO);
+            r = -1;
+            break;
+        }
+        s->codec = codec_sniff(b, (size_t)k, &partial);
+        if (!partial)
+            break;
+        const struct timespec wait = {0, PEEK_WAIT_NS};
+        nanosleep(&wait, NULL);
+    }
+    close(p[0]);
+    close(p[1]);
+    return r;
+}
+
+/* Input in, opened and looked at: 1 when compressed (s then holds it, its fd
+ * open), 0 when not, -1 after a message (a file that cannot be opened or
+ * read).  A file that is not there, or not a regular file, is left to the
+ * engine, which reports it in its turn: a named pipe is not even opened
+ * (that would tell its writer its reader is there before the inputs ahead
+ * of it are read).  A pipe on standard input is looked at when it is the
+ * first input (the engine would wait for its bytes first anyway), and read
+ * as it is otherwise: riffle never waits for a pipe before the inputs ahead
+ * of it, and never copies a plain pipe. */
+static int look(const rf_engine_input *in, struct source *s, int first)
 {
     memset(s, 0, sizeof *s);
     s->pipe_r = s->pipe_w = -1;
@@ -307,26 +302,27 @@ static int look(const rf_engine_input *in, struct source *s)
     if (in->fd < 0) {
         struct stat st;
         if (stat(in->name, &st) != 0 || !S_ISREG(st.st_mode))
-            return 0; /* the engine reports any error, in its turn */
-        s->fd = open(in->name, O_RDONLY | O_CLOEXEC);
-        if (s->fd < 0)
             return 0;
+        s->fd = open(in->name, O_RDONLY | O_CLOEXEC);
+        if (s->fd < 0) {
+            cli_error("%s: %s", cli_quote_file(in->name), strerror(errno));
+            return -1;
+        }
         s->own = 1;
     }
-    if (rf_file_stamp_fd(s->fd, &s->stamp) != 0)
-        return 0;
-    /* A pipe given as a descriptor (standard input) is looked at by the
-     * thread, when its turn comes: looking now would wait for its first
-     * bytes before the inputs ahead of it are read. */
     struct stat st;
-    s->probe = !s->own && fstat(s->fd, &st) == 0 && S_ISFIFO(st.st_mode);
-    if (!s->probe && s->stamp.regular)
-        s->codec = sniff_file(s->fd);
-    if (s->codec == CLI_CODEC_NONE && s->own) {
+    int r = 0;
+    if (rf_file_stamp_fd(s->fd, &s->stamp) != 0 || fstat(s->fd, &st) != 0)
+        s->codec = CLI_CODEC_NONE;
+    else if (S_ISREG(st.st_mode))
+        r = sniff_file(s);
+    else if (S_ISFIFO(st.st_mode) && first)
+        r = peek_pipe(s);
+    if ((r != 0 || s->codec == CLI_CODEC_NONE) && s->own) {
         close(s->fd);
         s->own = 0;
     }
-    return s->probe || s->codec != CLI_CODEC_NONE;
+    return r != 0 ? -1 : s->codec != CLI_CODEC_NONE;
 }
 
 static void close_source(struct source *s)
@@ -381,7 +377,10 @@ static int take_sources(struct cli_inflow *f, rf_engine_input *in, size_t n)
             continue;
         }
         struct source *s = &f->src[f->n];
-        if (!look(&in[i], s))
+        const int c = look(&in[i], s, i == 0);
+        if (c < 0)
+            return -1;
+        if (c == 0)
             continue;
         int p[2];
         if (pipe2(p, O_CLOEXEC) != 0) {

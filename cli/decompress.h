@@ -25,15 +25,13 @@
 
 struct cli_inflow;
 
-/* Look at the first bytes of each regular file among in[0..n) (with pread:
- * nothing is consumed); each compressed one is replaced by the read end of a
- * pipe of its decompressed bytes, filled by one thread, input after input,
- * in order.  A pipe given as a descriptor (standard input) is replaced too:
- * the thread reads its first bytes when its turn comes, and passes the
- * bytes on as they are (spliced) or decompressed.  Named pipes are left
- * alone.
- * An input that cannot be opened or looked at is left for the engine to
- * report in its turn.  *flow is NULL when no input is compressed.  Returns 0,
+/* Look at the first bytes of each regular file among in[0..n), and of a
+ * pipe on standard input when it is the first input (nothing is consumed);
+ * each compressed one is replaced by the read end of a pipe of its
+ * decompressed bytes, filled by one thread, input after input, in order.
+ * Other pipes are read as they are.
+ * A regular file that cannot be opened or read is an error here; one that
+ * is not there is left for the engine to report in its turn.  *flow is NULL when no input is compressed.  Returns 0,
  * or -1 after a message. */
 int inflow_start(struct cli_inflow **flow, rf_engine_input *in, size_t n);
 /* Whether every compressed input decoded to its end.  Call once every pipe

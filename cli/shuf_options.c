@@ -110,7 +110,7 @@ static const char usage_riffle[] =
     "  made from --seed or --random-source as the generator's, whatever --rng.\n"
     "  Several FILEs are read one after another, as one input.  A FILE (or\n"
     "  standard input) compressed with gzip or zstd is decompressed, whatever\n"
-    "  its name: its first bytes tell.\n"
+    "  its name: its first bytes tell (a pipe only as the first input).\n"
     "\n"
     "Without --seed or --random-source the generator is ChaCha20 keyed from the\n"
     "operating system.  With --seed, -n K prints exactly the first K lines of the\n"

@@ -65,6 +65,11 @@ fails() {
     "$RIFFLE" --seed=3 < "$T/in.gz" | cmp "$T/want" -
     cat "$T/in.zst" | "$RIFFLE" --seed=3 | cmp "$T/want" -
     cat "$T/in.gz" | "$RIFFLE" --seed=3 - | cmp "$T/want" -
+    # a pipe after other inputs is read as it is (riffle does not wait for
+    # its first bytes before reading the inputs ahead of it)
+    : > "$T/empty"
+    cat "$T/in.gz" | "$RIFFLE" "$T/empty" - | sort > "$T/got"
+    { cat "$T/in.gz"; [ -z "$(tail -c 1 "$T/in.gz")" ] || echo; } | sort | cmp "$T/got" -
     # a plain file named .gz is read as it is
     cp "$T/in" "$T/plain.gz"
     "$RIFFLE" --seed=3 "$T/plain.gz" | cmp "$T/want" -
