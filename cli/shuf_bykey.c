@@ -248,7 +248,7 @@ static int write_parts(const struct shuf_opts *o, const struct bykey_in *in, siz
     by_count.split.plan.value = counts;
     by_count.split.plan.rest = 0;
     struct cli_output out;
-    if (output_open(&out, &by_count) != 0)
+    if (shuf_output_open(&out, &by_count) != 0)
         return CLI_FAIL;
     if (set_header(&out, r, head) != 0 || output_set_total(&out, r->n - head) != 0) {
         output_abort(&out);

@@ -10,12 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli_options.h"
 #include "progress.h"
 #include "riffle_engine.h"
+#include "run_options.h"
 #include "shuf.h"
 
 enum {
@@ -25,11 +24,9 @@ enum {
     OPT_THREADS,
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
-    OPT_KEY
+    OPT_KEY,
+    OPT_COMPRESS
 };
-
-/* --threads above this is surely a mistake. */
-#define MAX_THREADS 4096
 
 /* GNU shuf's long options, in its order: the whole table as `shuf`, the start
  * of riffle's. */
@@ -67,6 +64,7 @@ static const struct option riffle_longopts[] = {
     {"output-pattern", required_argument, NULL, 'o'},
     {"key", required_argument, NULL, OPT_KEY},
     {"field-delimiter", required_argument, NULL, 'd'},
+    {"compress", required_argument, NULL, OPT_COMPRESS},
     {NULL, 0, NULL, 0},
 };
 static const struct option shuf_longopts[] = {
@@ -120,7 +118,9 @@ static const char usage_riffle[] =
     "  Above 2^20 numbers the range is never held: it is streamed in the order of\n"
     "  a keyed pseudo-random permutation (riffle perm --mode=siphash) whose key is\n"
     "  made from --seed or --random-source as the generator's, whatever --rng.\n"
-    "  Several FILEs are read one after another, as one input.\n"
+    "  Several FILEs are read one after another, as one input.  A FILE (or\n"
+    "  standard input) compressed with gzip or zstd is decompressed, whatever\n"
+    "  its name: its first bytes tell (a pipe only as the first input).\n"
     "\n"
     "Without --seed or --random-source the generator is ChaCha20 keyed from the\n"
     "operating system.  With --seed, -n K prints exactly the first K lines of the\n"
@@ -241,32 +241,6 @@ static int on_count(struct shuf_opts *o, const char *arg, const char *name)
     return CLI_CONTINUE;
 }
 
-int cli_parse_memory(const char *cmd, const char *arg, const char **given, uint64_t *v)
-{
-    if (cli_set_once(given, arg, "memory sizes") != CLI_CONTINUE)
-        return CLI_FAIL;
-    const rf_status st = rf_engine_memory_parse(arg, v);
-    if (st == RF_ERANGE) {
-        cli_error("cannot find the size of memory for --memory=%s", arg);
-        return CLI_FAIL;
-    }
-    if (st != RF_OK)
-        return cli_usage(cmd, "invalid memory size %s", cli_quote(arg));
-    return CLI_CONTINUE;
-}
-
-int cli_parse_threads(const char *cmd, const char *arg, const char **given, unsigned *v)
-{
-    if (cli_set_once(given, arg, "thread counts") != CLI_CONTINUE)
-        return CLI_FAIL;
-    uint64_t n;
-    int over;
-    if (cli_parse_u64(arg, &n, &over) != 0 || n > MAX_THREADS)
-        return cli_usage(cmd, "invalid thread count %s", cli_quote(arg));
-    *v = (unsigned)n;
-    return CLI_CONTINUE;
-}
-
 static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
 {
     switch (c) {
@@ -286,6 +260,13 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
         return key_field_parse_delim(NULL, arg, &o->key.delim);
     case OPT_PROGRESS:
         o->progress = PROGRESS_FORCED;
+        return CLI_CONTINUE;
+    case OPT_COMPRESS:
+        if (cli_set_once(&o->compress_arg, arg, "compression formats") != CLI_CONTINUE)
+            return CLI_FAIL;
+        if (codec_parse(arg, &o->compress) != 0)
+            return cli_usage(NULL, "invalid compression format %s (gzip, zstd or none)",
+                             cli_quote(arg));
         return CLI_CONTINUE;
     default: /* OPT_NO_PROGRESS */
         o->progress = PROGRESS_NEVER;
@@ -310,7 +291,7 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
         return cli_set_once(&o->output_pattern, arg, "output patterns");
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
                           c == OPT_PROGRESS || c == OPT_NO_PROGRESS || c == OPT_KEY ||
-                          c == 'd'))
+                          c == 'd' || c == OPT_COMPRESS))
         return on_riffle_option(o, c, arg);
     const int r = cli_rng_option(&o->rng, c, arg);
     if (r != CLI_NOT_RNG)
@@ -343,23 +324,6 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     default:
         return cli_try_help(NULL); /* getopt printed the message */
     }
-}
-
-int cli_check_tmpdir(const char *dir)
-{
-    struct stat st;
-    int e = 0;
-    if (stat(dir, &st) != 0)
-        e = errno;
-    else if (!S_ISDIR(st.st_mode))
-        e = ENOTDIR;
-    else if (access(dir, W_OK | X_OK) != 0)
-        e = errno;
-    if (e) {
-        cli_error("cannot use temporary directory %s: %s", cli_quote(dir), strerror(e));
-        return CLI_FAIL;
-    }
-    return CLI_CONTINUE;
 }
 
 static int check_split(struct shuf_opts *o)
@@ -404,10 +368,7 @@ static int check_riffle(struct shuf_opts *o)
         o->progress = PROGRESS_NEVER; /* shuf never prints progress */
         return CLI_CONTINUE;
     }
-    if (o->threads == 0) {
-        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        o->threads = cores > 0 ? (unsigned)(cores < MAX_THREADS ? cores : MAX_THREADS) : 1;
-    }
+    o->threads = cli_threads_resolve(o->threads);
     if (o->tmpdir && cli_check_tmpdir(o->tmpdir) != CLI_CONTINUE)
         return CLI_FAIL;
     if (check_split(o) != CLI_CONTINUE)
@@ -441,12 +402,20 @@ const char *cli_tmpdir(const struct shuf_opts *o)
     return rf_temp_dir(o->tmpdir);
 }
 
+int shuf_output_open(struct cli_output *out, const struct shuf_opts *o)
+{
+    const struct cli_output_spec spec = {o->output, &o->split, o->compress, o->threads};
+    return output_open(out, &spec);
+}
+
 int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->shuf_mode = shuf_mode;
     o->delim = '\n';
     o->key.delim = '\t';
+    /* shuf writes what it is given, whatever the name. */
+    o->compress = shuf_mode ? CLI_CODEC_NONE : CLI_CODEC_BY_NAME;
     const struct cli_options *t = shuf_mode ? &cli_shuf_options : &cli_riffle_options;
     const struct option *longopts = t->longopts;
     for (;;) {
