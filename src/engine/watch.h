@@ -24,10 +24,11 @@ struct watch {
  * RF_ENOMEM recorded in *err. */
 int rfi_watch_add(struct watch *wl, int fd, int own, const char *name, rf_engine_error *err);
 
-/* Whether every noted input is as it was: 0, or 1 with RF_EIO and
- * RF_ENGINE_OP_CHANGED recorded for the first that changed (size,
- * modification or change time).  A name that now means another file, or
- * none, is no change to what was read: the run read the file it opened. */
+/* Whether every noted input still holds the bytes it had: 0, or 1 with
+ * RF_EIO and RF_ENGINE_OP_CHANGED recorded for the first that changed
+ * (shrank; a new modification or change time at the same size; grew with
+ * other bytes in front).  A file that only grew, or a name that now means
+ * another file, or none, is no change to what was read. */
 int rfi_watch_check(const struct watch *wl, rf_engine_error *err);
 
 void rfi_watch_free(struct watch *wl);

@@ -1079,11 +1079,66 @@ static void same_file_by_identity(void **state)
     unlink(soft);
 }
 
+/* rf_file_snapshot_changed: growth alone keeps the snapshot; any change to
+ * the bytes stamped (anywhere: across the hash's 1 MiB reads and its
+ * 32-byte stripes, in the tail) or a shrink does not. */
+static void snapshot_of_a_growing_file(void **state)
+{
+    (void)state;
+    const size_t n = (3u << 20) + 13;
+    unsigned char *bytes = malloc(n);
+    assert_non_null(bytes);
+    for (size_t i = 0; i < n; i++)
+        bytes[i] = (unsigned char)(i * 131 + (i >> 9));
+    write_file("grow", bytes, n);
+    char p[128];
+    path_of(p, sizeof p, "grow");
+    const int fd = open(p, O_RDWR);
+    assert_true(fd >= 0);
+    rf_file_stamp s, plain;
+    assert_int_equal(rf_file_stamp_sum_fd(fd, &s), 0);
+    assert_int_equal(rf_file_stamp_fd(fd, &plain), 0);
+    assert_int_equal(lseek(fd, 0, SEEK_CUR), 0); /* the offset is left alone */
+    assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 0);
+    assert_int_equal(pwrite(fd, "appended\n", 9, (off_t)n), 9);
+    assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 0);
+    assert_int_equal(rf_file_snapshot_changed(&s, -1, p), 0);
+    assert_int_equal(rf_file_snapshot_changed(&plain, fd, p), 1); /* no hash: growth counts */
+    const size_t at[] = {0, 31, 32, (1u << 20) - 1, (1u << 20) + 5, n - 13, n - 1};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        const unsigned char x = (unsigned char)(bytes[at[i]] ^ 0x20);
+        assert_int_equal(pwrite(fd, &x, 1, (off_t)at[i]), 1);
+        assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 1);
+        assert_int_equal(pwrite(fd, &bytes[at[i]], 1, (off_t)at[i]), 1);
+        assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 0);
+    }
+    /* a rewrite at the same size within the clock tick of the stamp: the
+     * times are made to say nothing changed, the hash still does */
+    assert_true(s.fresh); /* written just now */
+    assert_int_equal(ftruncate(fd, (off_t)n), 0);
+    const unsigned char x = (unsigned char)(bytes[77] ^ 1);
+    assert_int_equal(pwrite(fd, &x, 1, 77), 1);
+    rf_file_stamp same_times;
+    assert_int_equal(rf_file_stamp_fd(fd, &same_times), 0);
+    s.mtime_sec = same_times.mtime_sec;
+    s.mtime_nsec = same_times.mtime_nsec;
+    s.ctime_sec = same_times.ctime_sec;
+    s.ctime_nsec = same_times.ctime_nsec;
+    assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 1);
+    s.fresh = 0; /* an old file: its times would have moved, they are trusted */
+    assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 0);
+    assert_int_equal(ftruncate(fd, (off_t)n - 1), 0);
+    assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 1);
+    close(fd);
+    free(bytes);
+}
+
 int main(void)
 {
     warm_threads();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(splitting),
+        cmocka_unit_test(snapshot_of_a_growing_file),
         cmocka_unit_test(pipe_and_file_agree),
         cmocka_unit_test(defer_index_skips_the_scan),
         cmocka_unit_test(concatenation),
