@@ -552,6 +552,11 @@ static int run_range(const struct shuf_opts *o)
 
 static int run(const struct shuf_opts *o)
 {
+    if (o->lockstep) { /* files only (shuf_options.c): every count compared, -n 0 too */
+        struct progress p;
+        progress_init(&p, o->progress);
+        return shuf_run_lockstep(o, &p);
+    }
     /* shuf -n 0 reads nothing it need not: no input, no random source. */
     if (o->have_count && o->count == 0 && o->header == 0)
         return run_nothing(o);

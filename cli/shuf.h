@@ -27,6 +27,12 @@ struct shuf_opts {
     int progress;         /* -1 --no-progress, 0 auto (stderr a terminal), 1 --progress */
     const char *split_spec, *output_pattern; /* as given */
     struct cli_split split; /* the plan of --split/--output-pattern; SPLIT_NONE if none */
+    int lockstep;         /* --lockstep: every file in one order, each to its own output */
+    const char **outputs; /* every -o, in order (argc slots); n_outputs of them */
+    int n_outputs;
+    const char **patterns; /* every --output-pattern, in order; n_patterns of them */
+    int n_patterns;
+    struct cli_split *splits; /* --lockstep --split: one plan and names per input */
     char **operands;
     int n_operands;
 };

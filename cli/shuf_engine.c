@@ -77,7 +77,7 @@ int shuf_keyed_order(const struct shuf_opts *o, rf_keyed_order *order)
     return 0;
 }
 
-static int engine_options(const struct shuf_opts *o, struct line *l, rf_engine_options *eo)
+int shuf_engine_options(const struct shuf_opts *o, rf_engine_options *eo)
 {
     rf_engine_options_init(eo);
     if (cli_rng_key(&o->rng, eo->key) != 0)
@@ -89,8 +89,6 @@ static int engine_options(const struct shuf_opts *o, struct line *l, rf_engine_o
     eo->memory = o->memory;
     eo->tmpdir = cli_tmpdir(o);
     eo->threads = o->threads ? o->threads : 1;
-    eo->progress = l->p->on ? on_progress : NULL;
-    eo->progress_ctx = l;
     eo->temp = cleanup_engine_temp;
     eo->named_temps = cli_named_temps();
     return 0;
@@ -162,11 +160,27 @@ static int failed(const rf_engine_error *err, struct cli_output *out, struct pro
     return CLI_FAIL;
 }
 
-int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
+int shuf_engine_run(const rf_engine_options *options, const rf_engine_input *in, size_t n,
+                    const rf_engine_sink *sink, struct cli_output *out, struct progress *p)
 {
     struct line line = {p, 0};
+    rf_engine_options eo = *options;
+    eo.progress = p->on ? on_progress : NULL;
+    eo.progress_ctx = &line;
+    rf_engine_error err;
+    const int status = rf_engine_shuffle(&eo, in, n, sink, &err) != RF_OK
+                           ? failed(&err, out, p)
+                           : CLI_OK;
+    sodium_memzero(eo.key, sizeof eo.key);
+    if (status == CLI_OK)
+        progress_done(p);
+    return status;
+}
+
+int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
+{
     rf_engine_options eo;
-    if (engine_options(o, &line, &eo) != 0)
+    if (shuf_engine_options(o, &eo) != 0)
         return CLI_FAIL;
     size_t n;
     unsigned char *echo;
@@ -177,13 +191,9 @@ int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
         cli_error("memory exhausted");
     else if (output_open(&out, o) == 0) {
         const rf_engine_sink sink = output_sink(&out, out_begin);
-        rf_engine_error err;
-        if (rf_engine_shuffle(&eo, in, n, &sink, &err) != RF_OK) {
-            status = failed(&err, &out, p);
-        } else {
-            progress_done(p);
+        status = shuf_engine_run(&eo, in, n, &sink, &out, p);
+        if (status == CLI_OK)
             status = output_close(&out);
-        }
     }
     sodium_memzero(eo.key, sizeof eo.key);
     free(echo);
