@@ -4,11 +4,11 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "bytesum.h"
 #include "riffle_io.h"
 
 static void stamp_of(const struct stat *st, rf_file_stamp *s)
@@ -24,12 +24,15 @@ static void stamp_of(const struct stat *st, rf_file_stamp *s)
     s->ctime_nsec = st->st_ctim.tv_nsec;
 }
 
+static int recent(const rf_file_stamp *s);
+
 RF_API int rf_file_stamp_fd(int fd, rf_file_stamp *s)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
         return errno;
     stamp_of(&st, s);
+    s->fresh = s->regular && recent(s);
     return 0;
 }
 
@@ -51,106 +54,33 @@ RF_API int rf_file_changed(const rf_file_stamp *then, const rf_file_stamp *now)
            then->ctime_nsec != now->ctime_nsec;
 }
 
-/* The hash: four lanes of the xxHash64 round (Yann Collet, xxHash,
- * https://github.com/Cyan4973/xxHash, XXH64 specification), which run in
- * parallel and keep up with the page cache; it finds accidents (an
- * application rewriting its own file), not an adversary, who may change
- * the file at will anyway.  Bytes are taken as little-endian words, so the
- * sum does not depend on alignment; it is kept only within one run. */
-#define P1 0x9E3779B185EBCA87ull
-#define P2 0xC2B2AE3D27D4EB4Full
-#define P3 0x165667B19E3779F9ull
-
-struct sum {
-    uint64_t lane[4];
-    uint64_t len;
-};
-
-static uint64_t rotl(uint64_t x, int r)
-{
-    return x << r | x >> (64 - r);
-}
-
-static uint64_t round64(uint64_t acc, uint64_t w)
-{
-    return rotl(acc + w * P2, 31) * P1;
-}
-
-static uint64_t word_le(const unsigned char *p)
-{
-    uint64_t w;
-    memcpy(&w, p, sizeof w); /* one unaligned load */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    return w;
-}
-
-static void sum_init(struct sum *s)
-{
-    s->lane[0] = P1 + P2;
-    s->lane[1] = P2;
-    s->lane[2] = 0;
-    s->lane[3] = 0 - P1;
-    s->len = 0;
-}
-
-/* Whole 32-byte stripes of p[0, n); returns the bytes consumed. */
-static size_t sum_stripes(struct sum *s, const unsigned char *p, size_t n)
-{
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32)
-        for (int l = 0; l < 4; l++)
-            s->lane[l] = round64(s->lane[l], word_le(p + i + 8 * l));
-    s->len += i;
-    return i;
-}
-
-/* The tail (under 32 bytes) and the length folded in. */
-static uint64_t sum_final(const struct sum *s, const unsigned char *tail, size_t n)
-{
-    uint64_t h = rotl(s->lane[0], 1) + rotl(s->lane[1], 7) + rotl(s->lane[2], 12) +
-                 rotl(s->lane[3], 18);
-    h ^= (s->len + n) * P3;
-    for (size_t i = 0; i < n; i++)
-        h = rotl(h ^ (tail[i] * P1), 11) * P2;
-    h ^= h >> 33;
-    h *= P2;
-    return h ^ (h >> 29);
-}
-
 #define SUM_BLOCK ((size_t)1 << 20)
 
-/* The hash of the first len bytes of fd (pread, whole blocks until the
- * last): 0, ENOMEM, a read error, or ENODATA when the file ends first. */
+/* The hash of the first len bytes of fd (bytesum.h), read with pread(2)
+ * (the descriptor's offset is left alone): 0, ENOMEM, a read error, or
+ * ENODATA when the file ends first. */
 static int sum_fd(int fd, uint64_t len, uint64_t *out)
 {
     unsigned char *buf = malloc(SUM_BLOCK);
     if (!buf)
         return ENOMEM;
-    struct sum s;
-    sum_init(&s);
-    uint64_t off = 0;
-    size_t have = 0; /* bytes in buf, not yet consumed */
+    struct rfi_bytesum s;
+    rfi_bytesum_init(&s);
     int e = 0;
-    while (off < len) {
-        const uint64_t left = len - off;
-        const size_t want = SUM_BLOCK - have < left ? SUM_BLOCK - have : (size_t)left;
-        const ssize_t got = pread(fd, buf + have, want, (off_t)off);
+    while (s.len < len) {
+        const uint64_t left = len - s.len;
+        const size_t want = left < SUM_BLOCK ? (size_t)left : SUM_BLOCK;
+        const ssize_t got = pread(fd, buf, want, (off_t)s.len);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0) {
             e = got < 0 ? errno : ENODATA;
             break;
         }
-        off += (uint64_t)got;
-        have += (size_t)got;
-        const size_t used = sum_stripes(&s, buf, have);
-        memmove(buf, buf + used, have - used);
-        have -= used;
+        rfi_bytesum_feed(&s, buf, (size_t)got);
     }
     if (!e)
-        *out = sum_final(&s, buf, have);
+        *out = rfi_bytesum_value(&s);
     free(buf);
     return e;
 }
@@ -170,40 +100,13 @@ static int recent(const rf_file_stamp *s)
     return latest >= (int64_t)now.tv_sec - RF_FILE_FRESH_SECONDS;
 }
 
-/* The hash of the first len bytes of fd through a mapping: no copy, and
- * the page cache's pages shared (the run maps them too), populated at once
- * rather than by a page fault per 16 pages.  ENOTSUP where the
- * file cannot be mapped, for sum_fd instead.  A file cut shorter while it
- * is hashed raises SIGBUS, as it would a moment later in the run's own
- * mapping. */
-static int sum_mapped(int fd, uint64_t len, uint64_t *out)
-{
-    struct sum s;
-    sum_init(&s);
-    if (len == 0 || len > SIZE_MAX) {
-        *out = sum_final(&s, NULL, 0);
-        return len == 0 ? 0 : ENOTSUP;
-    }
-    void *m = mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    if (m == MAP_FAILED)
-        return ENOTSUP;
-    const unsigned char *p = m;
-    const size_t used = sum_stripes(&s, p, (size_t)len);
-    *out = sum_final(&s, p + used, (size_t)len - used);
-    munmap(m, (size_t)len);
-    return 0;
-}
-
 RF_API int rf_file_stamp_sum_fd(int fd, rf_file_stamp *s)
 {
     int e = rf_file_stamp_fd(fd, s);
     if (e || !s->regular)
         return e;
-    e = sum_mapped(fd, (uint64_t)s->size, &s->sum);
-    if (e == ENOTSUP)
-        e = sum_fd(fd, (uint64_t)s->size, &s->sum);
+    e = sum_fd(fd, (uint64_t)s->size, &s->sum);
     s->summed = e == 0;
-    s->fresh = recent(s);
     return e == ENODATA ? 0 : e; /* shrunk at once: found by the check */
 }
 

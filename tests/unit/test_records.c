@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "records/bytesum.h"
 #include "records/gather_internal.h"
 #include "riffle_io.h"
 
@@ -1133,12 +1134,62 @@ static void snapshot_of_a_growing_file(void **state)
     free(bytes);
 }
 
+/* The hash of bytesum.h is one function however it is taken: in pieces
+ * cut anywhere and added up (the threads that count a mapped file), fed as
+ * a stream in pieces of any length (the streaming engines), or by
+ * rf_file_stamp_sum_fd; and it moves with any byte, a shift of the bytes,
+ * and the length (a zero byte appended). */
+static void bytesum_pieces_stream_and_file_agree(void **state)
+{
+    (void)state;
+    const size_t n = (1u << 20) + 37;
+    unsigned char *b = malloc(n + 1);
+    assert_non_null(b);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)(i * 131 + (i >> 9));
+    const uint64_t whole = rfi_bytesum_finish(rfi_bytesum_range(b, n, 0, n), n);
+    const size_t cuts[] = {1, 15, 16, 17, 4095, 65536, 262144 + 3};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        uint64_t sum = 0;
+        struct rfi_bytesum st;
+        rfi_bytesum_init(&st);
+        for (size_t at = 0; at < n; at += cuts[c]) {
+            const size_t hi = at + cuts[c] < n ? at + cuts[c] : n;
+            sum += rfi_bytesum_range(b, n, at, hi);
+            rfi_bytesum_feed(&st, b + at, hi - at);
+        }
+        assert_true(rfi_bytesum_finish(sum, n) == whole);
+        assert_true(rfi_bytesum_value(&st) == whole);
+    }
+    write_file("summed", b, n);
+    char p[128];
+    path_of(p, sizeof p, "summed");
+    const int fd = open(p, O_RDONLY);
+    assert_true(fd >= 0);
+    rf_file_stamp s;
+    assert_int_equal(rf_file_stamp_sum_fd(fd, &s), 0);
+    close(fd);
+    assert_true(s.summed && s.sum == whole);
+    const size_t at[] = {0, 7, 8, 15, 16, n / 2, n - 1};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        b[at[i]] ^= 0x01;
+        assert_true(rfi_bytesum_finish(rfi_bytesum_range(b, n, 0, n), n) != whole);
+        b[at[i]] ^= 0x01;
+    }
+    assert_true(rfi_bytesum_finish(rfi_bytesum_range(b + 1, n - 1, 0, n - 1), n - 1) !=
+                rfi_bytesum_finish(rfi_bytesum_range(b, n - 1, 0, n - 1), n - 1));
+    b[n] = 0;
+    assert_true(rfi_bytesum_finish(rfi_bytesum_range(b, n + 1, 0, n + 1), n + 1) != whole);
+    free(b);
+}
+
 int main(void)
 {
     warm_threads();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(splitting),
         cmocka_unit_test(snapshot_of_a_growing_file),
+        cmocka_unit_test(bytesum_pieces_stream_and_file_agree),
         cmocka_unit_test(pipe_and_file_agree),
         cmocka_unit_test(defer_index_skips_the_scan),
         cmocka_unit_test(concatenation),
