@@ -153,12 +153,15 @@ typedef struct rf_file_stamp {
     int64_t size;
     int64_t mtime_sec, ctime_sec;
     long mtime_nsec, ctime_nsec;
-    int summed;   /* sum holds a hash of the bytes [0, size) */
+    int summed;   /* sum holds a hash of the bytes [0, size): taken by
+                     rf_file_stamp_sum_fd, or by the engine as it read
+                     them; the library's own hash, kept within one run */
     int fresh;    /* changed so recently that the times may not show more */
     uint64_t sum;
 } rf_file_stamp;
 
-/* The stamp of the file open as fd (fstat(2)).  Returns 0 or its errno. */
+/* The stamp of the file open as fd (fstat(2)), not summed; `fresh` is set
+ * (see RF_FILE_FRESH_SECONDS).  Returns 0 or its errno. */
 RF_API RF_NODISCARD int rf_file_stamp_fd(int fd, rf_file_stamp *s);
 
 /* The stamp of the file named path (stat(2), links followed).  Returns 0 or
@@ -178,7 +181,9 @@ RF_API int rf_file_changed(const rf_file_stamp *then, const rf_file_stamp *now);
  * stamps as rf_file_stamp_fd does and adds a hash of the file's bytes
  * [0, size), read with pread(2) (the descriptor's offset is left as it
  * was; one extra pass over the file, from the page cache when it was just
- * read or is about to be).  Returns 0 or its errno.
+ * read or is about to be).  Returns 0 or its errno.  The engine
+ * (riffle_engine.h) takes no such pass: it hashes each regular input's
+ * bytes as it reads them anyway, and compares at the end.
  *
  * The hash also closes the gap the times leave: a file whose modification
  * or change time is within RF_FILE_FRESH_SECONDS of the clock when it is
