@@ -1136,9 +1136,9 @@ static void snapshot_of_a_growing_file(void **state)
 
 /* The hash of bytesum.h is one function however it is taken: in pieces
  * cut anywhere and added up (the threads that count a mapped file), fed as
- * a stream in pieces of any length (the streaming engines), or by
- * rf_file_stamp_sum_fd; and it moves with any byte, a shift of the bytes,
- * and the length (a zero byte appended). */
+ * a stream in pieces of any length (the streaming engines), by
+ * rf_file_stamp_sum_fd, and by each variant; and it moves with any byte, a
+ * shift of the bytes, and the length (a zero byte appended). */
 static void bytesum_pieces_stream_and_file_agree(void **state)
 {
     (void)state;
@@ -1148,7 +1148,7 @@ static void bytesum_pieces_stream_and_file_agree(void **state)
     for (size_t i = 0; i < n; i++)
         b[i] = (unsigned char)(i * 131 + (i >> 9));
     const uint64_t whole = rfi_bytesum_finish(rfi_bytesum_range(b, n, 0, n), n);
-    const size_t cuts[] = {1, 15, 16, 17, 4095, 65536, 262144 + 3};
+    const size_t cuts[] = {1, 7, 8, 9, 31, 4095, 65536, 262144 + 3};
     for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
         uint64_t sum = 0;
         struct rfi_bytesum st;
@@ -1161,6 +1161,14 @@ static void bytesum_pieces_stream_and_file_agree(void **state)
         assert_true(rfi_bytesum_finish(sum, n) == whole);
         assert_true(rfi_bytesum_value(&st) == whole);
     }
+#if defined(RFI_HAVE_BYTESUM_SSE2)
+    /* the SSE2 words against the reference: every start and length mod 4 */
+    for (uint64_t i0 = 0; i0 < 5; i0++)
+        for (size_t nw = 0; nw < 40; nw++)
+            assert_true(rfi_bytesum_words_sse2(b + 3 + 8 * i0, nw, i0 * 1000003) ==
+                        rfi_bytesum_words_ref(b + 3 + 8 * i0, nw, i0 * 1000003));
+    assert_true(rfi_bytesum_words_sse2(b, n / 8, 7) == rfi_bytesum_words_ref(b, n / 8, 7));
+#endif
     write_file("summed", b, n);
     char p[128];
     path_of(p, sizeof p, "summed");
@@ -1170,11 +1178,13 @@ static void bytesum_pieces_stream_and_file_agree(void **state)
     assert_int_equal(rf_file_stamp_sum_fd(fd, &s), 0);
     close(fd);
     assert_true(s.summed && s.sum == whole);
-    const size_t at[] = {0, 7, 8, 15, 16, n / 2, n - 1};
+    const size_t at[] = {0, 3, 4, 7, 8, 31, 32, n / 2, n - 1};
     for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
         b[at[i]] ^= 0x01;
         assert_true(rfi_bytesum_finish(rfi_bytesum_range(b, n, 0, n), n) != whole);
-        b[at[i]] ^= 0x01;
+        b[at[i]] ^= 0x81; /* a high bit too: the product's halves */
+        assert_true(rfi_bytesum_finish(rfi_bytesum_range(b, n, 0, n), n) != whole);
+        b[at[i]] ^= 0x80; /* restored */
     }
     assert_true(rfi_bytesum_finish(rfi_bytesum_range(b + 1, n - 1, 0, n - 1), n - 1) !=
                 rfi_bytesum_finish(rfi_bytesum_range(b, n - 1, 0, n - 1), n - 1));
