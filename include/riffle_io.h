@@ -186,8 +186,8 @@ RF_API int rf_file_changed(const rf_file_stamp *then, const rf_file_stamp *now);
  * bytes as it reads them anyway, and compares at the end.
  *
  * The hash also closes the gap the times leave: a file whose modification
- * or change time is within RF_FILE_FRESH_SECONDS of the clock when it is
- * stamped could be rewritten at the same size within the same clock tick
+ * time is within RF_FILE_FRESH_SECONDS of the clock when it is stamped
+ * could be rewritten at the same size within the same clock tick
  * (or FAT's two seconds) without a new time; such a file is read again and
  * compared at the check.  An older file cannot be written without a new
  * time, so the check reads it again only when it grew. */

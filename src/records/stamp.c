@@ -85,9 +85,13 @@ static int sum_fd(int fd, uint64_t len, uint64_t *out)
     return e;
 }
 
-/* Whether s's modification or change time is within RF_FILE_FRESH_SECONDS
- * of the clock the kernel stamps files with (the coarse real-time clock,
- * current_time() in Linux), or after it (a clock set back). */
+/* Whether s's modification time is within RF_FILE_FRESH_SECONDS of the
+ * clock the kernel stamps files with (the coarse real-time clock,
+ * current_time() in Linux), or after it (a clock set back).  Only a file
+ * whose modification time is already the clock's can be rewritten without
+ * moving it; its change time is at least as late, so it need not be
+ * looked at (a file whose times were set back, touch -d, has a fresh change
+ * time and an old modification time, which a rewrite moves). */
 static int recent(const rf_file_stamp *s)
 {
     struct timespec now;
@@ -96,8 +100,7 @@ static int recent(const rf_file_stamp *s)
 #endif
         if (clock_gettime(CLOCK_REALTIME, &now) != 0)
             return 1;
-    const int64_t latest = s->mtime_sec > s->ctime_sec ? s->mtime_sec : s->ctime_sec;
-    return latest >= (int64_t)now.tv_sec - RF_FILE_FRESH_SECONDS;
+    return s->mtime_sec >= (int64_t)now.tv_sec - RF_FILE_FRESH_SECONDS;
 }
 
 RF_API int rf_file_stamp_sum_fd(int fd, rf_file_stamp *s)
