@@ -28,6 +28,7 @@
 
 #include <sodium.h>
 
+#include "decompress.h"
 #include "output.h"
 #include "progress.h"
 #include "riffle_engine.h"
@@ -54,6 +55,7 @@ struct lockstep_sink {
     unsigned char delim;
     const char *name;
     struct lockstep_first *first;
+    struct cli_inflow *flow; /* the file decompressed, or NULL */
 };
 
 /* The records of this run (header records included) against the first
@@ -76,6 +78,8 @@ static int same_count(struct lockstep_sink *s, uint64_t records)
 static int lock_begin(void *ctx, const void *header, size_t len, uint64_t records)
 {
     struct lockstep_sink *s = ctx;
+    if (inflow_check(s->flow) != 0) /* a compressed file decoded to its end */
+        return -1;
     const uint64_t head = len ? rf_delims_count(header, len, s->delim) : 0;
     if (same_count(s, head + records) != 0)
         return -1;
@@ -176,7 +180,7 @@ static int open_outputs(struct lockstep *l)
         e->output = o->split_spec ? NULL : o->outputs[i];
         if (o->split_spec)
             e->split = o->splits[i];
-        if (output_open(&l->outs[i], e) != 0)
+        if (shuf_output_open(&l->outs[i], e) != 0)
             return -1;
         l->opened++;
     }
@@ -196,7 +200,7 @@ static void abort_outputs(struct lockstep *l, size_t skip)
 /* The run of file i into its output.  Returns CLI_OK or CLI_FAIL (printed;
  * its output aborted). */
 static int run_file(struct lockstep *l, size_t i, const rf_engine_options *eo,
-                    const rf_engine_input *in, struct lockstep_first *first, struct progress *p)
+                    rf_engine_input *in, struct lockstep_first *first, struct progress *p)
 {
     const struct shuf_opts *o = l->o;
     struct lockstep_sink s = {
@@ -207,8 +211,14 @@ static int run_file(struct lockstep *l, size_t i, const rf_engine_options *eo,
         .first = first,
     };
     rf_writer_init(&s.drop, l->drop_fd, l->drop_buf, DROP_BUFFER);
+    if (inflow_start(&s.flow, in, 1) != 0) {
+        output_abort(&l->outs[i]);
+        return CLI_FAIL;
+    }
     const rf_engine_sink sink = {lock_begin, lock_writer, lock_room, lock_advance, &s};
-    return shuf_engine_run(eo, in, 1, &sink, &l->outs[i], p);
+    const int status = shuf_engine_run(eo, in, 1, &sink, &l->outs[i], p);
+    inflow_end(s.flow);
+    return status;
 }
 
 /* Every output finished (flushed, fsynced), then every one committed. */

@@ -124,7 +124,7 @@ aligned() {
     cmp "$T/s" <("$RIFFLE" --seed=2 "$T/src")
 }
 
-@test "usage errors: outputs per file, -e, -i, -r, two names of one output" {
+@test "usage errors: outputs per file, -e, -i, -r, --key, two names of one output" {
     run "$RIFFLE" --lockstep "$T/src" "$T/tgt" -o "$T/a"
     [ "$status" -eq 1 ]
     [ "${lines[0]}" = "riffle: --lockstep needs one -o per file: 1 given for 2 files" ]
@@ -138,6 +138,8 @@ aligned() {
     [ "${lines[0]}" = "riffle: cannot combine --lockstep and -i" ]
     run "$RIFFLE" --lockstep -r "$T/src" -o "$T/a"
     [ "${lines[0]}" = "riffle: cannot combine --lockstep and -r" ]
+    run "$RIFFLE" --lockstep --key=1 --split=2 --output-pattern="$T/p%d" "$T/src"
+    [ "${lines[0]}" = "riffle: cannot combine --lockstep and --key" ]
     run "$RIFFLE" --lockstep "$T/src" "$T/tgt" -o "$T/a" -o "$T/./a"
     [ "$status" -eq 1 ]
     [ "$output" = "riffle: '$T/a' and '$T/./a' are the same file" ]
@@ -145,4 +147,19 @@ aligned() {
     [ "$status" -eq 1 ]
     [ "$output" = "riffle: multiple output files specified" ]
     [ ! -e "$T/a" ] && [ ! -e "$T/b" ]
+}
+
+@test "compressed files and outputs in lockstep: the order of the plain files" {
+    gzip -c "$T/src" > "$T/src.gz"
+    gzip -c "$T/tgt" > "$T/tgt.gz"
+    "$RIFFLE" --lockstep --seed=6 "$T/src.gz" "$T/tgt.gz" -o "$T/s" -o "$T/t.gz"
+    cmp "$T/s" <("$RIFFLE" --seed=6 "$T/src")
+    cmp <(gzip -dc "$T/t.gz") <("$RIFFLE" --seed=6 "$T/tgt")
+    # a corrupt one fails the run before any output is replaced
+    head -c 20000 "$T/tgt.gz" > "$T/cut.gz"
+    echo old > "$T/s"
+    run "$RIFFLE" --lockstep --seed=6 "$T/src.gz" "$T/cut.gz" -o "$T/s" -o "$T/t2"
+    [ "$status" -eq 1 ]
+    [ "$(cat "$T/s")" = old ]
+    [ ! -e "$T/t2" ]
 }
