@@ -93,7 +93,7 @@ static int add_input(struct repeat_in *in, const char *name, int given, int sole
 {
     const int fd = given >= 0 ? given : open(name, O_RDONLY | O_CLOEXEC);
     rf_file_stamp then = {0};
-    int e = fd < 0 ? errno : rf_file_stamp_fd(fd, &then);
+    int e = fd < 0 ? errno : rf_file_stamp_sum_fd(fd, &then);
     int more = 0;
     /* A sole regular file is mapped when it can be (riffle_io.h): not held.
      * Anything else -- stdin left inside a file by an earlier reader, a file
@@ -123,11 +123,9 @@ static int add_input(struct repeat_in *in, const char *name, int given, int sole
 static int inputs_changed(const struct repeat_in *in)
 {
     for (int i = 0; i < in->n_stamps; i++) {
-        rf_file_stamp now;
         const char *name = in->names[i];
-        const int e = strcmp(name, "-") == 0 ? rf_file_stamp_fd(STDIN_FILENO, &now)
-                                               : rf_file_stamp_path(name, &now);
-        if (e == 0 && rf_file_changed(&in->stamps[i], &now)) {
+        const int fd = strcmp(name, "-") == 0 ? STDIN_FILENO : -1;
+        if (rf_file_snapshot_changed(&in->stamps[i], fd, name)) {
             cli_error("%s: file changed as we read it", cli_quote_file(name));
             return -1;
         }
@@ -576,6 +574,11 @@ static int run_range(const struct shuf_opts *o)
 
 static int run(const struct shuf_opts *o)
 {
+    if (o->lockstep) { /* files only (shuf_options.c): every count compared, -n 0 too */
+        struct progress p;
+        progress_init(&p, o->progress);
+        return shuf_run_lockstep(o, &p);
+    }
     /* shuf -n 0 reads nothing it need not: no input, no random source. */
     if (o->have_count && o->count == 0 && o->header == 0)
         return run_nothing(o);

@@ -536,6 +536,24 @@ static int close_parts(struct cli_output *o)
     return CLI_OK;
 }
 
+int output_finish(struct cli_output *o)
+{
+    if (o->split) {
+        if (!o->planned && !o->err)
+            misuse(o, "split output finished before its size was known");
+        return o->err || finish_parts(o) != 0 ? -1 : 0;
+    }
+    int e = rf_writer_flush(&o->w);
+    if (!e && o->name && rf_atomic_staged(&o->file) && fsync(o->file.fd) != 0)
+        e = errno;
+    if (e) {
+        cli_error("%s: %s", o->name ? o->name : "write error", strerror(e));
+        o->err = -1;
+        return -1;
+    }
+    return 0;
+}
+
 int output_close(struct cli_output *o)
 {
     return o->split ? close_parts(o) : close_single(o);

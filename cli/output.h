@@ -141,6 +141,11 @@ rf_engine_sink output_sink(struct cli_output *o,
  * output_room.  Returns 0 or an errno value (also left in the writer). */
 int output_records(struct cli_output *o, const rf_records *r, const uint64_t *offs,
                    size_t count);
+/* Everything but the commit: flushed, and the staged files fsynced, so that
+ * output_close has only renames left (several outputs committed together:
+ * all finished before the first is committed).  Returns 0, or -1 after a
+ * message (then output_abort). */
+int output_finish(struct cli_output *o);
 /* Flush, then commit everything or remove everything.  Returns the exit
  * status: CLI_OK, or CLI_FAIL after a message (a closed pipe on stdout --
  * EPIPE, SIGPIPE being ignored -- too: "write error: Broken pipe", as shuf).

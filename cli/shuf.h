@@ -32,6 +32,12 @@ struct shuf_opts {
     struct key_field key; /* --key: field 0 if none */
     const char *compress_arg; /* --compress as given */
     enum cli_codec compress;  /* --compress, or CLI_CODEC_BY_NAME (shuf mode: NONE) */
+    int lockstep;         /* --lockstep: every file in one order, each to its own output */
+    const char **outputs; /* every -o, in order (argc slots); n_outputs of them */
+    int n_outputs;
+    const char **patterns; /* every --output-pattern, in order; n_patterns of them */
+    int n_patterns;
+    struct cli_split *splits; /* --lockstep --split: one plan and names per input */
     char **operands;
     int n_operands;
 };

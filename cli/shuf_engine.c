@@ -195,6 +195,33 @@ static int failed(const rf_engine_error *err, struct cli_output *out, struct pro
     return CLI_FAIL;
 }
 
+int shuf_engine_options(const struct shuf_opts *o, rf_engine_options *eo)
+{
+    struct progress none = {0};
+    struct line l = {&none, 0};
+    const int r = engine_options(o, &l, eo);
+    eo->progress = NULL; /* shuf_engine_run's */
+    eo->progress_ctx = NULL;
+    return r;
+}
+
+int shuf_engine_run(const rf_engine_options *options, const rf_engine_input *in, size_t n,
+                    const rf_engine_sink *sink, struct cli_output *out, struct progress *p)
+{
+    struct line line = {p, 0};
+    rf_engine_options eo = *options;
+    eo.progress = p->on ? on_progress : NULL;
+    eo.progress_ctx = &line;
+    rf_engine_error err;
+    const int status = rf_engine_shuffle(&eo, in, n, sink, &err) != RF_OK
+                           ? failed(&err, out, p)
+                           : CLI_OK;
+    sodium_memzero(eo.key, sizeof eo.key);
+    if (status == CLI_OK)
+        progress_done(p);
+    return status;
+}
+
 int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
 {
     struct line line = {p, 0};

@@ -2,7 +2,7 @@
  * shuf_options.c -- the options of `riffle` in its shuf-compatible mode, with
  * GNU shuf's messages (coreutils 9.x), and riffle's extensions (--seed, --rng,
  * --header, --memory, -T, --threads, --progress, --split, --output-pattern,
- * --key, -d/--field-delimiter)
+ * --key, -d/--field-delimiter, --lockstep)
  * unless invoked as `shuf`.
  */
 #include <errno.h>
@@ -25,7 +25,8 @@ enum {
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
     OPT_KEY,
-    OPT_COMPRESS
+    OPT_COMPRESS,
+    OPT_LOCKSTEP
 };
 
 /* GNU shuf's long options, in its order: the whole table as `shuf`, the start
@@ -65,6 +66,7 @@ static const struct option riffle_longopts[] = {
     {"key", required_argument, NULL, OPT_KEY},
     {"field-delimiter", required_argument, NULL, 'd'},
     {"compress", required_argument, NULL, OPT_COMPRESS},
+    {"lockstep", no_argument, NULL, OPT_LOCKSTEP},
     {NULL, 0, NULL, 0},
 };
 static const struct option shuf_longopts[] = {
@@ -114,6 +116,12 @@ static const char usage_riffle[] =
     "                              parts take their fractions of the keys (N equal\n"
     "                              parts or percentages, not counts)\n"
     "  -d, --field-delimiter=C   fields are separated by the byte C (default: TAB)\n"
+    "      --lockstep            shuffle every FILE in one order (aligned files: a\n"
+    "                              source and its translation), each to its own\n"
+    "                              -o, one per FILE in order, or with --split to\n"
+    "                              its own --output-pattern; the FILEs must have\n"
+    "                              the same number of lines; all outputs are\n"
+    "                              replaced at the end, or none\n"
     "  -i LO-HI takes any range of 64-bit numbers, up to 0-18446744073709551615.\n"
     "  Above 2^20 numbers the range is never held: it is streamed in the order of\n"
     "  a keyed pseudo-random permutation (riffle perm --mode=siphash) whose key is\n"
@@ -261,6 +269,9 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
     case OPT_PROGRESS:
         o->progress = PROGRESS_FORCED;
         return CLI_CONTINUE;
+    case OPT_LOCKSTEP:
+        o->lockstep = 1;
+        return CLI_CONTINUE;
     case OPT_COMPRESS:
         if (cli_set_once(&o->compress_arg, arg, "compression formats") != CLI_CONTINUE)
             return CLI_FAIL;
@@ -287,11 +298,16 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
         o->split_spec = arg;
         return CLI_CONTINUE;
     }
-    if (strcmp(name, "output-pattern") == 0)
-        return cli_set_once(&o->output_pattern, arg, "output patterns");
+    if (strcmp(name, "output-pattern") == 0) {
+        o->patterns[o->n_patterns++] = arg; /* one per file with --lockstep */
+        if (!o->output_pattern)
+            o->output_pattern = arg;
+        return CLI_CONTINUE;
+    }
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
                           c == OPT_PROGRESS || c == OPT_NO_PROGRESS || c == OPT_KEY ||
-                          c == 'd' || c == OPT_COMPRESS))
+                          c == 'd' || c == OPT_COMPRESS ||
+                          c == OPT_LOCKSTEP))
         return on_riffle_option(o, c, arg);
     const int r = cli_rng_option(&o->rng, c, arg);
     if (r != CLI_NOT_RNG)
@@ -310,7 +326,10 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     case 'n':
         return on_count(o, arg, name);
     case 'o':
-        return cli_set_once(&o->output, arg, "output files");
+        o->outputs[o->n_outputs++] = arg; /* one per file with --lockstep */
+        if (!o->output)
+            o->output = arg;
+        return CLI_CONTINUE;
     case 'r':
         o->repeat = 1;
         return CLI_CONTINUE;
@@ -326,6 +345,33 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     }
 }
 
+/* Without --lockstep, -o and --output-pattern are options given once, or
+ * again with the same value (cli_set_once's rule). */
+static int check_once(const char **given, int n, const char *plural)
+{
+    const char *first = NULL;
+    for (int i = 0; i < n; i++)
+        if (cli_set_once(&first, given[i], plural) != CLI_CONTINUE)
+            return CLI_FAIL;
+    return CLI_CONTINUE;
+}
+
+/* --lockstep --split: the plan parsed once per file, with that file's
+ * --output-pattern. */
+static int parse_lockstep_splits(struct shuf_opts *o)
+{
+    o->splits = calloc((size_t)o->n_patterns, sizeof *o->splits);
+    if (!o->splits) {
+        cli_error("memory exhausted");
+        return CLI_FAIL;
+    }
+    for (int i = 0; i < o->n_patterns; i++)
+        if (split_parse(&o->splits[i], o->split_spec) != CLI_CONTINUE ||
+            split_set_pattern(&o->splits[i], o->patterns[i]) != CLI_CONTINUE)
+            return CLI_FAIL;
+    return CLI_CONTINUE;
+}
+
 static int check_split(struct shuf_opts *o)
 {
     if (!o->split_spec && !o->output_pattern)
@@ -338,9 +384,34 @@ static int check_split(struct shuf_opts *o)
         return cli_usage(NULL, "cannot combine --split and -o");
     if (o->repeat)
         return cli_usage(NULL, "cannot combine --split and -r");
+    if (o->lockstep)
+        return parse_lockstep_splits(o);
     if (split_parse(&o->split, o->split_spec) != CLI_CONTINUE)
         return CLI_FAIL;
     return split_set_pattern(&o->split, o->output_pattern);
+}
+
+/* --lockstep: files (not -e or -i), no -r (which draws records, not an
+ * order), and one output per file: an -o each, or with --split an
+ * --output-pattern each. */
+static int check_lockstep(const struct shuf_opts *o)
+{
+    const int files = o->n_operands > 0 ? o->n_operands : 1;
+    if (o->echo)
+        return cli_usage(NULL, "cannot combine --lockstep and -e");
+    if (o->have_range)
+        return cli_usage(NULL, "cannot combine --lockstep and -i");
+    if (o->repeat)
+        return cli_usage(NULL, "cannot combine --lockstep and -r");
+    if (o->key.field)
+        return cli_usage(NULL, "cannot combine --lockstep and --key");
+    if (o->split_spec && o->n_patterns != files)
+        return cli_usage(NULL, "--lockstep --split needs one --output-pattern per file: "
+                               "%d given for %d files", o->n_patterns, files);
+    if (!o->split_spec && o->n_outputs != files)
+        return cli_usage(NULL, "--lockstep needs one -o per file: %d given for %d files",
+                         o->n_outputs, files);
+    return CLI_CONTINUE;
 }
 
 /* --key: a split by key of records (shuf_bykey.c). */
@@ -371,6 +442,8 @@ static int check_riffle(struct shuf_opts *o)
     o->threads = cli_threads_resolve(o->threads);
     if (o->tmpdir && cli_check_tmpdir(o->tmpdir) != CLI_CONTINUE)
         return CLI_FAIL;
+    if (o->lockstep && check_lockstep(o) != CLI_CONTINUE)
+        return CLI_FAIL;
     if (check_split(o) != CLI_CONTINUE)
         return CLI_FAIL;
     return check_key(o);
@@ -379,6 +452,9 @@ static int check_riffle(struct shuf_opts *o)
 /* The checks shuf makes after reading the options, in its order. */
 static int check_combination(struct shuf_opts *o)
 {
+    if (!o->lockstep && (check_once(o->outputs, o->n_outputs, "output files") != CLI_CONTINUE ||
+                         check_once(o->patterns, o->n_patterns, "output patterns") != CLI_CONTINUE))
+        return CLI_FAIL;
     if (o->echo && o->have_range)
         return cli_usage(NULL, "cannot combine -e and -i options");
     if (o->have_range && o->n_operands > 0)
@@ -395,6 +471,11 @@ static int check_combination(struct shuf_opts *o)
 void cli_shuf_free(struct shuf_opts *o)
 {
     split_free(&o->split);
+    for (int i = 0; o->splits && i < o->n_patterns; i++)
+        split_free(&o->splits[i]);
+    free(o->splits);
+    free(o->outputs);
+    free(o->patterns);
 }
 
 const char *cli_tmpdir(const struct shuf_opts *o)
@@ -418,6 +499,12 @@ int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
     o->compress = shuf_mode ? CLI_CODEC_NONE : CLI_CODEC_BY_NAME;
     const struct cli_options *t = shuf_mode ? &cli_shuf_options : &cli_riffle_options;
     const struct option *longopts = t->longopts;
+    o->outputs = calloc((size_t)argc + 1, sizeof *o->outputs);
+    o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
+    if (!o->outputs || !o->patterns) {
+        cli_error("memory exhausted");
+        return CLI_FAIL;
+    }
     for (;;) {
         int index = -1;
         const int c = getopt_long(argc, argv, t->shortopts, longopts, &index);
