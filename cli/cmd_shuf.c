@@ -223,9 +223,7 @@ static size_t header_end(const rf_records *r, size_t head)
     return head < r->n ? (size_t)r->offs[head] : r->size;
 }
 
-/* The --header records: written in place to a single output, or handed to
- * the split output, which starts every part with them. */
-static int put_record_header(struct cli_output *out, const rf_records *r, size_t head)
+int shuf_put_header(struct cli_output *out, const rf_records *r, size_t head)
 {
     if (head == 0)
         return 0;
@@ -288,7 +286,7 @@ static int run_records(const struct shuf_opts *o, rf_rng *g, struct progress *p)
     struct cli_output out;
     if (shuf_output_open(&out, o) != 0)
         goto done;
-    if (put_record_header(&out, &in.r, head) != 0 ||
+    if (shuf_put_header(&out, &in.r, head) != 0 ||
         output_set_total(&out, o->repeat ? count : k) != 0) {
         output_abort(&out);
         goto done;

@@ -46,14 +46,7 @@ unsigned cli_threads_resolve(unsigned n)
 
 int cli_check_tmpdir(const char *dir)
 {
-    struct stat st;
-    int e = 0;
-    if (stat(dir, &st) != 0)
-        e = errno;
-    else if (!S_ISDIR(st.st_mode))
-        e = ENOTDIR;
-    else if (access(dir, W_OK | X_OK) != 0)
-        e = errno;
+    const int e = rf_temp_dir_usable(dir);
     if (e) {
         cli_error("cannot use temporary directory %s: %s", cli_quote(dir), strerror(e));
         return CLI_FAIL;

@@ -53,6 +53,12 @@ void cli_shuf_free(struct shuf_opts *o);
  * an existing, writable directory); $TMPDIR and /tmp are checked when used. */
 const char *cli_tmpdir(const struct shuf_opts *o);
 
+/* The first `head` records of r, the --header: written in place to a single
+ * output, or handed to the split output, which starts every part with them
+ * (an unterminated last one gets its delimiter).  Reads r->offs[head]: call
+ * before the offsets are shuffled.  0, or -1 after a message. */
+int shuf_put_header(struct cli_output *out, const rf_records *r, size_t head);
+
 /* output_open on the output the options name: -o FILE, the --split parts or
  * standard output. */
 int shuf_output_open(struct cli_output *out, const struct shuf_opts *o);

@@ -217,27 +217,6 @@ static int arrange(const struct shuf_opts *o, const rf_records *r, size_t head,
     return st == RF_OK ? 0 : -1;
 }
 
-/* The --header lines, for every part (with a delimiter after the last one
- * even when the input ends without). */
-static int set_header(struct cli_output *out, const rf_records *r, size_t head)
-{
-    if (head == 0)
-        return 0;
-    const size_t end = head < r->n ? (size_t)r->offs[head] : r->size;
-    if (r->data[end - 1] == r->delim)
-        return output_set_header(out, r->data, end);
-    unsigned char *h = malloc(end + 1);
-    if (!h) {
-        cli_error("memory exhausted");
-        return -1;
-    }
-    memcpy(h, r->data, end);
-    h[end] = r->delim;
-    const int e = output_set_header(out, h, end + 1);
-    free(h);
-    return e;
-}
-
 /* Write the parts: the split's files, cut by the counts of each part. */
 static int write_parts(const struct shuf_opts *o, const struct bykey_in *in, size_t head,
                        const uint64_t *offs, uint64_t *counts)
@@ -250,7 +229,7 @@ static int write_parts(const struct shuf_opts *o, const struct bykey_in *in, siz
     struct cli_output out;
     if (shuf_output_open(&out, &by_count) != 0)
         return CLI_FAIL;
-    if (set_header(&out, r, head) != 0 || output_set_total(&out, r->n - head) != 0) {
+    if (shuf_put_header(&out, r, head) != 0 || output_set_total(&out, r->n - head) != 0) {
         output_abort(&out);
         return CLI_FAIL;
     }

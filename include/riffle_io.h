@@ -389,6 +389,10 @@ RF_API RF_NODISCARD int rf_same_file_pair(const char *const *names, size_t n, si
  * result lives as long as dir or the environment. */
 RF_API const char *rf_temp_dir(const char *dir);
 
+/* Whether dir can hold temporary files: 0, or the errno value that says why
+ * not (ENOTDIR, or what stat(2) or access(2) gave: ENOENT, EACCES...). */
+RF_API int rf_temp_dir_usable(const char *dir);
+
 /* A registry of the temporary files a program would leave if a signal
  * ended it, for its own signal handler to remove: the library installs no
  * handlers, and a handler may call only async-signal-safe functions

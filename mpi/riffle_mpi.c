@@ -134,14 +134,7 @@ static int make_key(struct job *j)
 static void check_tmpdir(struct job *j)
 {
     const char *dir = j->eo.tmpdir;
-    struct stat st;
-    int e = 0;
-    if (stat(dir, &st) != 0)
-        e = errno;
-    else if (!S_ISDIR(st.st_mode))
-        e = ENOTDIR;
-    else if (access(dir, W_OK | X_OK) != 0)
-        e = errno;
+    const int e = rf_temp_dir_usable(dir);
     if (e)
         job_fail(j, "cannot use temporary directory '%s': %s", dir, strerror(e));
 }
