@@ -418,59 +418,19 @@ static int offer_weighted(struct sampler *sm, const char *s, size_t len, uint64_
 
 /* ---- input ---- */
 
-/* Feed every record of one input; 1 after a message. */
-static int feed_file(struct sampler *sm, const char *name, uint64_t *pos)
+/* One record of the input offered to the sampler (cli_each_record). */
+static int offer_record(void *ctx, char *line, size_t len, uint64_t pos, const char *name,
+                        uint64_t lineno)
 {
-    const int is_stdin = strcmp(name, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(name, "r");
-    if (!f) {
-        cli_error("%s: %s", cli_quote_file(name), strerror(errno));
+    struct sampler *sm = ctx;
+    double w = 1.0;
+    if (sm->o->field && record_weight(sm, line, len, name, lineno, &w) != 0)
         return 1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    uint64_t lineno = 0;
-    int bad = 0;
-    while (!bad && (got = getdelim(&line, &cap, sm->o->delim, f)) >= 0) {
-        size_t len = (size_t)got;
-        if (len && line[len - 1] == (char)sm->o->delim)
-            len--;
-        double w = 1.0;
-        lineno++;
-        if (sm->o->field && record_weight(sm, line, len, name, lineno, &w) != 0) {
-            bad = 1;
-            break;
-        }
-        const int r = sm->o->field ? offer_weighted(sm, line, len, *pos, w)
-                                   : offer_plain(sm, line, len, *pos);
-        if (r != 0) {
-            cli_error("memory exhausted");
-            bad = 1;
-        }
-        ++*pos;
-    }
-    if (!bad && ferror(f)) {
-        cli_error("%s: %s", cli_quote_file(name), strerror(errno ? errno : EIO));
-        bad = 1;
-    }
-    free(line);
-    if (is_stdin)
-        clearerr(f);
-    else
-        fclose(f);
-    return bad;
-}
-
-static int feed_all(struct sampler *sm)
-{
-    uint64_t pos = 0;
-    if (sm->o->n_files == 0)
-        return feed_file(sm, "-", &pos);
-    for (int i = 0; i < sm->o->n_files; i++)
-        if (feed_file(sm, sm->o->files[i], &pos) != 0)
-            return 1;
-    return 0;
+    const int r = sm->o->field ? offer_weighted(sm, line, len, pos, w)
+                               : offer_plain(sm, line, len, pos);
+    if (r != 0)
+        cli_error("memory exhausted");
+    return r != 0;
 }
 
 /* ---- output ---- */
@@ -542,7 +502,9 @@ static int run_sample(const struct sample_opts *o, rf_rng *g)
         cli_error("invalid sample size");
         return CLI_FAIL;
     }
-    int status = feed_all(&sm) ? CLI_FAIL : write_sample(&sm);
+    int status = cli_each_record(sm.o->files, sm.o->n_files, sm.o->delim, offer_record, &sm)
+                     ? CLI_FAIL
+                     : write_sample(&sm);
     rf_wsample_free(sm.ws);
     pool_free(&sm.pool);
     free(sm.field);

@@ -344,48 +344,11 @@ static int offer(struct selector *sel, const char *s, size_t len, uint64_t pos,
                             : offer_key(sel, s, len, k, klen, pos);
 }
 
-/* ---- input ---- */
-
-static int feed_file(struct selector *sel, const char *name, uint64_t *pos)
+/* A record of the input, offered (cli_each_record). */
+static int offer_record(void *ctx, char *rec, size_t len, uint64_t pos, const char *name,
+                        uint64_t line)
 {
-    const int is_stdin = strcmp(name, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(name, "r");
-    if (!f) {
-        cli_error("%s: %s", cli_quote_file(name), strerror(errno));
-        return 1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    uint64_t lineno = 0;
-    int bad = 0;
-    while (!bad && (got = getdelim(&line, &cap, sel->s->delim, f)) >= 0) {
-        size_t len = (size_t)got;
-        if (len && line[len - 1] == (char)sel->s->delim)
-            len--;
-        bad = offer(sel, line, len, (*pos)++, name, ++lineno) != 0;
-    }
-    if (!bad && ferror(f)) {
-        cli_read_error(name, errno ? errno : EIO);
-        bad = 1;
-    }
-    free(line);
-    if (is_stdin)
-        clearerr(f);
-    else
-        fclose(f);
-    return bad;
-}
-
-static int feed_all(struct selector *sel)
-{
-    uint64_t pos = 0;
-    if (sel->s->n_files == 0)
-        return feed_file(sel, "-", &pos);
-    for (int i = 0; i < sel->s->n_files; i++)
-        if (feed_file(sel, sel->s->files[i], &pos) != 0)
-            return 1;
-    return 0;
+    return offer(ctx, rec, len, pos, name, line);
 }
 
 /* ---- output ---- */
@@ -493,7 +456,9 @@ int sample_run_select(const struct sample_select *s)
         return CLI_FAIL;
     const int ok = start(&sel, key) == 0;
     sodium_memzero(key, sizeof key);
-    const int status = ok && feed_all(&sel) == 0 ? write_out(&sel) : CLI_FAIL;
+    const int fed = ok && cli_each_record(sel.s->files, sel.s->n_files, sel.s->delim,
+                                          offer_record, &sel) == 0;
+    const int status = fed ? write_out(&sel) : CLI_FAIL;
     finish(&sel);
     return status;
 }
