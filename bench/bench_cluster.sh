@@ -210,7 +210,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi_run() {
     ip netns exec "$(node 0)" /usr/bin/time -f '%e' -o "$work/time" \
         mpirun.openmpi -np "$1" --hostfile "$work/hosts" --map-by node \
-        --mca plm_rsh_agent "$work/agent" --mca btl "$2" \
+        --mca plm_rsh_agent "$work/agent" --mca btl "$2" --mca pml ob1 \
         --mca btl_tcp_if_include 198.18.0.0/24 --mca oob_tcp_if_include 198.18.0.0/24 \
         --mca mpi_yield_when_idle 1 --mca hwloc_base_binding_policy none \
         "$rmpi" --seed=1 --threads="$threads" --stats "$data" -o "$3" \
