@@ -204,6 +204,34 @@ RF_API RF_NODISCARD int rf_file_stamp_sum_fd(int fd, rf_file_stamp *s);
 RF_API int rf_file_snapshot_changed(const rf_file_stamp *then, int fd, const char *path);
 
 /* ------------------------------------------------------------------------ */
+/* Compressed formats                                                       */
+/* ------------------------------------------------------------------------ */
+
+/* The library reads records as bytes and no compressed format; a program
+ * that decompresses (riffle does, with zlib and libzstd), or one that must
+ * refuse what it would otherwise shuffle as bytes (riffle-mpi, riffle
+ * scatter), tells the formats apart by their magic bytes with these. */
+typedef enum rf_compression {
+    RF_COMPRESSION_NONE = 0,
+    RF_COMPRESSION_GZIP = 1, /* RFC 1952: 1f 8b */
+    RF_COMPRESSION_ZSTD = 2  /* RFC 8878: a frame (28 b5 2f fd) or a skippable one (5X 2a 4d 18) */
+} rf_compression;
+
+/* Bytes enough to tell the formats apart. */
+#define RF_COMPRESSION_MAGIC 4
+
+/* The format whose magic number begins bytes[0..len); NONE otherwise.
+ * *partial (when not NULL) is set when len is too short to tell but the
+ * bytes begin a magic number. */
+RF_API rf_compression rf_compression_sniff(const void *bytes, size_t len, int *partial);
+/* "gzip", "zstd" or "none". */
+RF_API const char *rf_compression_name(rf_compression c);
+/* The format of the file named path, from its first bytes (a pipe with
+ * nothing to read yet is NONE: the call never waits).  Returns 0 with *c
+ * set, or the errno of opening or reading it. */
+RF_API RF_NODISCARD int rf_compression_of_path(const char *path, rf_compression *c);
+
+/* ------------------------------------------------------------------------ */
 /* Delimiters                                                               */
 /* ------------------------------------------------------------------------ */
 
