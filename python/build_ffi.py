@@ -118,6 +118,14 @@ size_t py_records_scan(const unsigned char *data, size_t size, unsigned char del
 uint64_t py_records_gather(const unsigned char *data, const uint64_t *offs,
                            const uint64_t *idx, size_t k, uint64_t *ends,
                            unsigned char *out);
+typedef enum rf_compression {
+    RF_COMPRESSION_NONE = 0,
+    RF_COMPRESSION_GZIP = 1,
+    RF_COMPRESSION_ZSTD = 2
+} rf_compression;
+rf_compression rf_compression_sniff(const void *bytes, size_t len, int *partial);
+const char *rf_compression_name(rf_compression c);
+int rf_compression_of_path(const char *path, rf_compression *c);
 typedef struct rf_file_stamp { ...; } rf_file_stamp;
 int rf_file_stamp_fd(int fd, rf_file_stamp *s);
 int py_stamp_same(const rf_file_stamp *then, const rf_file_stamp *now);
