@@ -2,13 +2,11 @@
  * deal_shoe.c -- casino shoes: `riffle deal --preset=blackjack` or
  * `--preset=baccarat`, with --decks=N and --cut=N.
  *
- * A shoe of D decks is one rf_deck of the cards 0 .. 52 D - 1, card c being
- * card c mod 52 of the standard deck, so that each of the 52 is in the shoe
- * D times and the D copies are told apart only inside the deck.  The deck
- * deals on demand, one uniform draw per card as it comes out of the shoe,
- * so the dealt order is a uniform permutation of the 52 D cards (deck.c)
- * and baccarat's burn, which the first card decides, is known before the
- * next card is drawn.
+ * The shoe is the library's rf_shoe (a deck of the 52 D card values, each
+ * value D times), dealt on demand: one uniform draw per card as it comes out
+ * of the shoe, so the dealt order is a uniform arrangement of the shoe and
+ * baccarat's burn, which the first card decides, is known before the next
+ * card is drawn.  A shoe of one deck deals the order of a single deal.
  *
  * The rules, as casinos deal them:
  *   blackjack  one card burned face down; the cut card goes --cut cards
@@ -36,10 +34,11 @@
 
 enum shoe_game { BLACKJACK, BACCARAT };
 
-/* The dealt shoe: dealt[0..n), cut into burn, play and after cut. */
+/* The dealt shoe: the values dealt[0..n), cut into burn, play (until the
+ * cut card came out) and after cut. */
 struct shoe_deal {
     size_t *dealt;
-    size_t n, burn, cut;
+    size_t n, burn, play, cut;
 };
 
 int deal_shoe_preset(const char *preset)
@@ -114,19 +113,26 @@ int deal_shoe_check(struct deal_more *m, const char *preset)
 /* Baccarat's value of a card: ace 1, two to nine their pips, the rest 10. */
 static size_t burn_value(size_t card)
 {
-    const size_t rank = card % STD_CARDS % 13; /* 0: ace .. 12: king */
+    const size_t rank = card % 13; /* 0: ace .. 12: king */
     return rank < 9 ? rank + 1 : 10;
 }
 
-/* Deal the whole shoe, deciding the burn from the first card. */
-static rf_status deal_shoe_cards(rf_deck *d, rf_rng *g, enum shoe_game game,
+/* Deal the whole shoe as the game does: the burn (decided by the first card
+ * in baccarat), the cards until the cut card comes out, the rest. */
+static rf_status deal_shoe_cards(rf_shoe *shoe, rf_rng *g, enum shoe_game game,
                                  struct shoe_deal *s)
 {
-    rf_status st = rf_deck_deal(d, g, &s->dealt[0]);
-    if (st != RF_OK)
-        return st;
+    size_t k = 0;
+    rf_status st = rf_shoe_deal(shoe, g, &s->dealt[k++]);
     s->burn = game == BACCARAT ? 1 + burn_value(s->dealt[0]) : 1;
-    return rf_deck_deal_n(d, g, s->n - 1, s->dealt + 1);
+    while (st == RF_OK && k < s->burn)
+        st = rf_shoe_deal(shoe, g, &s->dealt[k++]);
+    while (st == RF_OK && !rf_shoe_cut_out(shoe))
+        st = rf_shoe_deal(shoe, g, &s->dealt[k++]);
+    s->play = k - s->burn;
+    while (st == RF_OK && rf_shoe_remaining(shoe) > 0)
+        st = rf_shoe_deal(shoe, g, &s->dealt[k++]);
+    return st;
 }
 
 static void text_section(const char *label, char *const *names, const size_t *cards,
@@ -135,7 +141,7 @@ static void text_section(const char *label, char *const *names, const size_t *ca
     fputs(label, stdout);
     for (size_t i = 0; i < count; i++)
         printf("%*s%s", i == 0 ? 11 - (int)strlen(label) : 1, "",
-               names[cards[i] % STD_CARDS]);
+               names[cards[i]]);
     putchar('\n');
 }
 
@@ -146,7 +152,7 @@ static void json_section(const char *key, char *const *names, const size_t *card
     for (size_t i = 0; i < count; i++) {
         if (i)
             fputs(", ", stdout);
-        json_string(stdout, names[cards[i] % STD_CARDS]);
+        json_string(stdout, names[cards[i]]);
     }
     printf("]%s\n", end);
 }
@@ -154,7 +160,7 @@ static void json_section(const char *key, char *const *names, const size_t *card
 static void print_shoe(char *const *names, const struct shoe_deal *s, const char *preset,
                        uint64_t decks, int json)
 {
-    const size_t play = s->n - s->cut - s->burn;
+    const size_t play = s->play;
     const size_t *after = s->dealt + s->burn + play;
     if (!json) {
         text_section("burn:", names, s->dealt, s->burn);
@@ -180,9 +186,11 @@ int deal_shoe_run(char *const *names, const struct deal_more *m, const char *pre
         cli_error("memory exhausted");
         goto done;
     }
-    rf_deck deck;
-    rf_deck_init(&deck, cards, s.n);
-    const rf_status st = deal_shoe_cards(&deck, g, game_of(preset), &s);
+    rf_shoe shoe;
+    rf_shoe_init(&shoe, cards, (size_t)m->decks, STD_CARDS);
+    rf_status st = rf_shoe_set_cut(&shoe, s.cut);
+    if (st == RF_OK)
+        st = deal_shoe_cards(&shoe, g, game_of(preset), &s);
     if (st != RF_OK) {
         cli_error("%s", rf_strerror(st));
         goto done;
