@@ -556,8 +556,8 @@ static int parse_deal(int argc, char **argv, struct deal_opts *o)
     return CLI_CONTINUE;
 }
 
-/* The first of the options set in o that `mode` (--count, or a shoe preset)
- * does not combine with, or NULL. */
+/* The first of the options set in o that --count (shoe 0) or a shoe preset
+ * (shoe 1) does not combine with, or NULL. */
 static const char *not_with_mode(const struct deal_opts *o, int shoe)
 {
     if (o->hands_arg)
@@ -586,6 +586,8 @@ static int check_modes(struct deal_opts *o)
     if (!shoe && deal_count_wanted(&o->more) &&
         deal_count_check(&o->more) != CLI_CONTINUE)
         return CLI_FAIL;
+    if (o->more.csv && o->json)
+        return cli_usage("deal", "--csv and --json cannot be combined");
     const char *bad = shoe || o->more.count_arg ? not_with_mode(o, shoe) : NULL;
     if (bad && shoe)
         return cli_usage("deal", "%s cannot be combined with --preset=%s", bad, o->preset);

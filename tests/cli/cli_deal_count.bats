@@ -12,11 +12,20 @@ setup() {
 deck52() {
     for s in S H D C; do for r in A 2 3 4 5 6 7 8 9 10 J Q K; do echo "$r$s"; done; done | sort
 }
-# Every line of the file a whole deck of 52 (fields split by $2).
+# Every line of the file a whole deck of 52 (fields split by $2): each of the
+# 52 cards exactly once.
 each_line_a_deck() { # file separator
-    while IFS= read -r line; do
-        cmp <(deck52) <(printf '%s\n' "$line" | tr "$2" '\n' | sort) || return 1
-    done < "$1"
+    awk -F"$2" -v deck="$(deck52 | paste -sd' ')" '
+        BEGIN { n = split(deck, d, " "); for (i = 1; i <= n; i++) card[d[i]] = 1 }
+        {
+            if (NF != n) { print "line " NR ": " NF " cards"; bad = 1; exit }
+            split("", seen)
+            for (i = 1; i <= NF; i++) {
+                if (!($i in card) || ($i in seen)) { print "line " NR ": " $i; bad = 1; exit }
+                seen[$i] = 1
+            }
+        }
+        END { exit bad }' "$1"
 }
 
 @test "--count: the first deal is the single deal's order, the rest continue the stream" {
@@ -144,6 +153,8 @@ for line in open(sys.argv[1], encoding="utf-8"):
     check "riffle: --csv needs --count" --csv
     check "riffle: --header needs --count" --header
     check "riffle: --header needs --csv" --count=2 --header
+    check "riffle: --header needs --csv" --count=2 --header --json
+    check "riffle: --csv and --json cannot be combined" --count=2 --csv --json
     check "riffle: --count cannot be combined with --hands" --count=2 -H 2
     check "riffle: --count cannot be combined with --hands" --count=2 --players=2
     check "riffle: --count cannot be combined with --cards" --count=2 -c 5
