@@ -26,6 +26,7 @@
 #include "output.h"
 #include "progress.h"
 #include "shuf_bykey.h"
+#include "shuf_keyroute.h"
 #include "shuf_engine.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -585,8 +586,13 @@ static int run(const struct shuf_opts *o)
         return run_range_perm(o);
     if (o->have_range && !o->repeat)
         return run_range(o);
-    if (o->key.field) /* --key: a split by key (-i, -n, -r refused) */
-        return shuf_run_bykey(o);
+    if (o->key.field) { /* --key: a split by key (-i, -n, -r refused) */
+        if (!shuf_keyroute_fits(o)) /* -e, compressed parts: held in memory */
+            return shuf_run_bykey(o);
+        struct progress p;
+        progress_init(&p, o->progress);
+        return shuf_run_keyroute(o, &p);
+    }
     if (!o->have_range && !o->repeat) { /* records: the keyed order's engines */
         struct progress p;
         progress_init(&p, o->progress);

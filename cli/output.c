@@ -421,6 +421,13 @@ rf_engine_sink output_sink(struct cli_output *o,
     return s;
 }
 
+int output_part_fd(const struct cli_output *o, size_t i)
+{
+    if (!o->split || o->flow || i >= o->split->plan.parts)
+        return -1;
+    return o->parts[i].file.fd;
+}
+
 int output_records(struct cli_output *o, const rf_records *r, const uint64_t *offs, size_t count)
 {
     while (count > 0) {

@@ -137,6 +137,12 @@ int output_advance(struct cli_output *o, uint64_t records);
 rf_engine_sink output_sink(struct cli_output *o,
                            int (*begin)(void *ctx, const void *header, size_t len,
                                         uint64_t records));
+/* Routed splits (shuf_keyroute.c): the descriptor of part i, for a caller
+ * that writes every part itself, records in any order, through writers of
+ * its own (flushed before output_close; the header is theirs too, and
+ * output_set_total(o, 0) plans the split sink to write nothing).  -1 when
+ * the parts are compressed: their thread takes parts one after another. */
+int output_part_fd(const struct cli_output *o, size_t i);
 /* Write offs[0..count) of r through the parts: rf_records_write by pieces of
  * output_room.  Returns 0 or an errno value (also left in the writer). */
 int output_records(struct cli_output *o, const rf_records *r, const uint64_t *offs,
