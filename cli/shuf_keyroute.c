@@ -50,8 +50,11 @@
  * of sixteen 64 KiB turns of the two threads. */
 #define ROUTE_CHUNK ((size_t)1 << 20)
 /* Each part's writer: a write(2) per 256 KiB keeps the calls' cost small
- * against copying the records, for up to hundreds of parts. */
+ * against copying the records; with many parts (up to RF_SPLIT_MAX_PARTS)
+ * they share 16 MiB, 4 KiB each at the least. */
 #define PART_BUFFER ((size_t)256 << 10)
+#define PART_BUFFERS ((size_t)16 << 20)
+#define PART_BUFFER_MIN ((size_t)4 << 10)
 /* The bytes of a keyless record that its message quotes. */
 #define QUOTED_MAX 60
 
@@ -65,6 +68,7 @@ struct router {
     size_t parts;
     rf_writer *w;             /* one per part */
     unsigned char *bufs;      /* their buffers */
+    size_t part_buffer;       /* bytes of each */
     int pipe_r, pipe_w;       /* -1 when closed */
     rf_writer feed;           /* the engine's writer, into pipe_w */
     unsigned char *feed_buf;
@@ -365,7 +369,12 @@ static int alloc_router(struct router *r)
     r->pipe_r = r->pipe_w = -1;
     record_cut_init(&r->cut, r->o->delim, route_record, r);
     r->w = calloc(r->parts, sizeof *r->w);
-    r->bufs = malloc(r->parts * PART_BUFFER);
+    r->part_buffer = PART_BUFFERS / r->parts;
+    if (r->part_buffer > PART_BUFFER)
+        r->part_buffer = PART_BUFFER;
+    if (r->part_buffer < PART_BUFFER_MIN)
+        r->part_buffer = PART_BUFFER_MIN;
+    r->bufs = malloc(r->parts * r->part_buffer);
     r->feed_buf = malloc(ROUTE_CHUNK);
     r->chunk = malloc(ROUTE_CHUNK);
     if (!r->w || !r->bufs || !r->feed_buf || !r->chunk) {
@@ -404,7 +413,7 @@ static int prepare(struct router *r, const rf_engine_options *eo)
             cli_error("internal error: a routed split with compressed parts");
             return -1;
         }
-        rf_writer_init(&r->w[i], fd, r->bufs + i * PART_BUFFER, PART_BUFFER);
+        rf_writer_init(&r->w[i], fd, r->bufs + i * r->part_buffer, r->part_buffer);
     }
     return 0;
 }

@@ -101,5 +101,6 @@ at_first_write() {
         at_first_write "$sig" split --split=3 --output-pattern="$T/out/p%d" "$T/in"
         at_first_write "$sig" split --memory=2K -T "$T/tmp" --split=3 \
             --output-pattern="$T/out/p%d" "$T/in"
+        at_first_write "$sig" split --key=1 --split=3 --output-pattern="$T/out/p%d" "$T/in"
     done
 }
