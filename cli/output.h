@@ -141,7 +141,8 @@ rf_engine_sink output_sink(struct cli_output *o,
  * that writes every part itself, records in any order, through writers of
  * its own (flushed before output_close; the header is theirs too, and
  * output_set_total(o, 0) plans the split sink to write nothing).  -1 when
- * the parts are compressed: their thread takes parts one after another. */
+ * the parts are compressed here: their thread takes parts one after
+ * another (open them with CLI_CODEC_NONE and compress each yourself). */
 int output_part_fd(const struct cli_output *o, size_t i);
 /* Write offs[0..count) of r through the parts: rf_records_write by pieces of
  * output_room.  Returns 0 or an errno value (also left in the writer). */
@@ -158,7 +159,8 @@ int output_finish(struct cli_output *o);
  * Frees. */
 int output_close(struct cli_output *o);
 /* Remove every temporary, leaving every target as it was; free.  For error
- * paths (print the message yourself). */
+ * paths (print the message yourself).  A zeroed struct cli_output is an
+ * output of nothing, which this leaves alone. */
 void output_abort(struct cli_output *o);
 
 #endif

@@ -20,8 +20,11 @@
  * quotes the record instead).  Every part is a staged temporary of
  * output.c, committed only after a run without error.
  *
- * The in-memory split (shuf_bykey.c) stays for -e and compressed parts;
- * on files it costs about the same CPU time (docs/BENCHMARKS_CLI.md).
+ * Compressed parts are written in any order too, so each has a compressor
+ * thread of its own (compress.h) rather than output.c's one for all.
+ * The in-memory split (shuf_bykey.c) stays for -e and for more compressed
+ * parts than that many threads; on files it costs about the same CPU time
+ * (docs/BENCHMARKS_CLI.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +37,7 @@
 
 #include <sodium.h>
 
+#include "compress.h"
 #include "decompress.h"
 #include "output.h"
 #include "progress.h"
@@ -55,6 +59,10 @@
 #define PART_BUFFER ((size_t)256 << 10)
 #define PART_BUFFERS ((size_t)16 << 20)
 #define PART_BUFFER_MIN ((size_t)4 << 10)
+/* Compressed parts each have a thread and a compressor of their own
+ * (compress.h) when routed; beyond this many, the in-memory split writes
+ * them one after another. */
+#define ROUTE_MAX_COMPRESSED 64
 /* The bytes of a keyless record that its message quotes. */
 #define QUOTED_MAX 60
 
@@ -67,6 +75,7 @@ struct router {
     rf_keyhash hk;
     size_t parts;
     rf_writer *w;             /* one per part */
+    struct cli_outflow **flows; /* per part: its compressor, or NULL */
     unsigned char *bufs;      /* their buffers */
     size_t part_buffer;       /* bytes of each */
     int pipe_r, pipe_w;       /* -1 when closed */
@@ -125,6 +134,20 @@ static int route_record(void *ctx, const unsigned char *rec, size_t len)
     return 0;
 }
 
+/* A compressor that failed (its file's write error) fails the run now
+ * rather than at the end. */
+static void compressors_failed(struct router *r)
+{
+    for (size_t i = 0; i < r->parts && atomic_load(&r->failure) == ROUTE_OK; i++) {
+        const int e = outflow_failed(r->flows[i]);
+        if (e) {
+            r->write_err = e;
+            r->write_part = i;
+            fail(r, ROUTE_WRITE);
+        }
+    }
+}
+
 /* Reads the pipe to its end whatever happens: the engine's writes never
  * meet a closed pipe (SIGPIPE would end the program), and a failure stops
  * the engine at its next advance instead. */
@@ -140,6 +163,7 @@ static void *route_main(void *arg)
         if (atomic_load(&r->failure) == ROUTE_OK &&
             record_cut_feed(&r->cut, r->chunk, (size_t)k) < 0)
             fail(r, ROUTE_NOMEM);
+        compressors_failed(r);
     }
     /* The engine ends every record with its delimiter. */
     if (record_cut_pending(&r->cut) > 0)
@@ -208,6 +232,14 @@ static int route_advance(void *ctx, uint64_t records)
 }
 
 /* ---- the run ---- */
+
+/* The codec of part i, as output.c would choose it. */
+static enum cli_codec part_codec(const struct shuf_opts *o, size_t i)
+{
+    if (o->compress != CLI_CODEC_BY_NAME)
+        return o->compress;
+    return codec_by_name(o->split.names[i]);
+}
 
 static void close_fd(int *fd)
 {
@@ -353,14 +385,30 @@ static int finish_parts(struct router *r)
         fail(r, ROUTE_COUNT);
         return -1;
     }
-    for (size_t i = 0; i < r->parts; i++)
-        if (rf_writer_flush(&r->w[i]) != 0) {
-            r->write_err = r->w[i].err;
+    for (size_t i = 0; i < r->parts; i++) {
+        size_t which;
+        int e = rf_writer_flush(&r->w[i]);
+        const int fe = outflow_finish(r->flows[i], &which);
+        if (fe)
+            e = fe; /* the compressor's error is the cause of any writer's */
+        if (e) {
+            r->write_err = e;
             r->write_part = i;
             fail(r, ROUTE_WRITE);
             return -1;
         }
+    }
     return 0;
+}
+
+/* Stop every compressor (discarding what is not written): before the
+ * files they write are removed. */
+static void stop_flows(struct router *r)
+{
+    for (size_t i = 0; r->flows && i < r->parts; i++) {
+        outflow_free(r->flows[i]);
+        r->flows[i] = NULL;
+    }
 }
 
 static int alloc_router(struct router *r)
@@ -369,6 +417,7 @@ static int alloc_router(struct router *r)
     r->pipe_r = r->pipe_w = -1;
     record_cut_init(&r->cut, r->o->delim, route_record, r);
     r->w = calloc(r->parts, sizeof *r->w);
+    r->flows = calloc(r->parts, sizeof *r->flows);
     r->part_buffer = PART_BUFFERS / r->parts;
     if (r->part_buffer > PART_BUFFER)
         r->part_buffer = PART_BUFFER;
@@ -377,7 +426,7 @@ static int alloc_router(struct router *r)
     r->bufs = malloc(r->parts * r->part_buffer);
     r->feed_buf = malloc(ROUTE_CHUNK);
     r->chunk = malloc(ROUTE_CHUNK);
-    if (!r->w || !r->bufs || !r->feed_buf || !r->chunk) {
+    if (!r->w || !r->flows || !r->bufs || !r->feed_buf || !r->chunk) {
         cli_error("memory exhausted");
         return -1;
     }
@@ -388,6 +437,8 @@ static void free_router(struct router *r)
 {
     close_fd(&r->pipe_w);
     close_fd(&r->pipe_r);
+    stop_flows(r);
+    free(r->flows);
     free(r->w);
     free(r->bufs);
     free(r->feed_buf);
@@ -408,9 +459,15 @@ static int prepare(struct router *r, const rf_engine_options *eo)
     if (output_set_total(r->out, 0) != 0)
         return -1;
     for (size_t i = 0; i < r->parts; i++) {
-        const int fd = output_part_fd(r->out, i);
+        int fd = output_part_fd(r->out, i);
+        const enum cli_codec codec = part_codec(r->o, i);
         if (fd < 0) {
-            cli_error("internal error: a routed split with compressed parts");
+            cli_error("internal error: a routed split opened compressed");
+            return -1;
+        }
+        const int e = outflow_start(&r->flows[i], &fd, &codec, 1, r->o->threads);
+        if (e) {
+            cli_error("cannot compress the output: %s", strerror(e));
             return -1;
         }
         rf_writer_init(&r->w[i], fd, r->bufs + i * r->part_buffer, r->part_buffer);
@@ -423,22 +480,30 @@ static int run_routed(struct router *r, const rf_engine_options *eo, const rf_en
                       size_t n, struct progress *p)
 {
     if (prepare(r, eo) != 0) {
+        stop_flows(r);
         output_abort(r->out);
         return CLI_FAIL;
     }
     const rf_engine_sink sink = {route_begin, route_writer, route_room, route_advance, r};
-    const int status = shuf_engine_run(eo, in, n, &sink, r->out, p);
-    if (status != CLI_OK) { /* the engine's message printed, out aborted */
+    /* The engine's failure path aborts the output it is given: here one of
+     * nothing (output.h), so that the parts stay open until the router and
+     * the compressors that write them have stopped. */
+    struct cli_output none = {0};
+    const int status = shuf_engine_run(eo, in, n, &sink, &none, p);
+    if (status != CLI_OK) { /* the engine's message printed */
         /* The router's failure, if it stopped the engine; a record cut
          * short by the stop is no failure of its own. */
         const int stopped_by_router = atomic_load(&r->failure) != ROUTE_OK;
         stop_router(r, 0);
+        stop_flows(r);
         if (stopped_by_router)
             report(r);
+        output_abort(r->out);
         return CLI_FAIL;
     }
     const int routed = stop_router(r, 1) == 0;
     if (!routed || finish_parts(r) != 0) {
+        stop_flows(r);
         report(r);
         output_abort(r->out);
         return CLI_FAIL;
@@ -450,13 +515,18 @@ int shuf_keyroute_fits(const struct shuf_opts *o)
 {
     if (o->echo)
         return 0;
-    for (size_t i = 0; i < o->split.plan.parts; i++) {
-        const enum cli_codec c =
-            o->compress != CLI_CODEC_BY_NAME ? o->compress : codec_by_name(o->split.names[i]);
-        if (c != CLI_CODEC_NONE)
-            return 0;
-    }
-    return 1;
+    size_t compressed = 0;
+    for (size_t i = 0; i < o->split.plan.parts; i++)
+        compressed += part_codec(o, i) != CLI_CODEC_NONE;
+    return compressed <= ROUTE_MAX_COMPRESSED;
+}
+
+/* The parts as plain staged files: output.c's compressing thread takes
+ * parts one after another, so a compressed part gets its own (prepare). */
+static int open_parts(struct cli_output *out, const struct shuf_opts *o)
+{
+    const struct cli_output_spec spec = {NULL, &o->split, CLI_CODEC_NONE, o->threads};
+    return output_open(out, &spec);
 }
 
 int shuf_run_keyroute(const struct shuf_opts *o, struct progress *p)
@@ -472,7 +542,7 @@ int shuf_run_keyroute(const struct shuf_opts *o, struct progress *p)
     in = shuf_file_inputs(o->operands, o->n_operands, &n);
     if (!in)
         cli_error("memory exhausted");
-    else if (inflow_start(&r.flow, in, n) == 0 && shuf_output_open(&out, o) == 0)
+    else if (inflow_start(&r.flow, in, n) == 0 && open_parts(&out, o) == 0)
         status = run_routed(&r, &eo, in, n, p);
 done:
     stop_router(&r, 0);

@@ -1,10 +1,13 @@
 #!/usr/bin/env bats
 # --key --split at any size: the engine's full shuffle routed record by
-# record to the part of its key.  The parts are byte for byte those of the
-# in-memory split (which compressed parts still take: their reference
-# here), whatever --memory (the external engine under a tiny one),
-# --threads, -z, --header, compressed or several inputs; errors leave no
-# part and no temporary behind.
+# record to the part of its key.  The parts are checked against a reference
+# built without either split: `riffle sample --key --prob=P` chooses the
+# keys whose unit value (the same keyed hash) is below P, so part i holds
+# the keys between the cumulative fractions, in the order of the full
+# shuffle.  Against the in-memory split too (-e, and more compressed parts
+# than are routed).  Whatever --memory (the external engine under a tiny
+# one), --threads, -z, --header, compressed or several inputs; errors leave
+# no part and no temporary behind.
 
 setup() {
     : "${RIFFLE:=${BUILD:-build}/riffle}"
@@ -18,12 +21,23 @@ setup() {
         printf "u%d\t%d\t%s\n", (i * 7919) % 700, i, s } }' > "$T/in"
 }
 
-# The in-memory split of SEED SPEC ARGS... into $T/m0 .. (gzip parts, read back).
-reference() { # seed spec n-parts args...
-    local seed=$1 spec=$2 n=$3 i
-    shift 3
-    "$RIFFLE" --seed="$seed" --key=1 --split="$spec" --output-pattern="$T/m%d.gz" "$@"
-    for ((i = 0; i < n; i++)); do gzip -dc "$T/m$i.gz" > "$T/m$i"; done
+# The parts $T/m0 .. of seed SEED and the cumulative fractions CUTS (all but
+# the last part's: "0.7 0.9" for 70%,20%,10%) for the input FILES (TAB
+# fields, key 1): the full shuffle's lines, each in the part of its key.
+reference() { # seed "cuts" files...
+    local seed=$1 cuts=$2 c i=0
+    shift 2
+    "$RIFFLE" --seed="$seed" "$@" > "$T/full"
+    : > "$T/below"
+    for c in $cuts; do
+        "$RIFFLE" sample --seed="$seed" --key=1 --prob="$c" "$@" | cut -f1 | sort -u > "$T/k$i"
+        # keys below this cut and not below the last one
+        comm -23 "$T/k$i" "$T/below" > "$T/only"
+        awk -F'\t' 'NR == FNR { k[$1]; next } ($1 in k)' "$T/only" "$T/full" > "$T/m$i"
+        cp "$T/k$i" "$T/below"
+        i=$((i + 1))
+    done
+    awk -F'\t' 'NR == FNR { k[$1]; next } !($1 in k)' "$T/below" "$T/full" > "$T/m$i"
 }
 
 # The routed parts $T/r0 .. equal the reference's.
@@ -37,8 +51,8 @@ nothing_left() {
     [ -z "$(ls -A "$T/out")" ]
 }
 
-@test "routed: the in-memory split's bytes under every --memory and --threads" {
-    reference 3 70%,20%,10% 3 "$T/in"
+@test "routed: the reference's bytes under every --memory and --threads" {
+    reference 3 "0.7 0.9" "$T/in"
     [ -s "$T/m0" ] && [ -s "$T/m1" ] && [ -s "$T/m2" ]
     for mem in 64K 256K 1M 64M; do
         for t in 1 2; do
@@ -48,10 +62,24 @@ nothing_left() {
         done
     done
     [ -z "$(ls -A "$T/tmp")" ]
-    # the full shuffle's order inside each part, found without the reference
-    "$RIFFLE" --seed=3 "$T/in" > "$T/full"
-    for i in 0 1 2; do grep -Fxf "$T/r$i" "$T/full" | cmp - "$T/r$i"; done
     cat "$T/r0" "$T/r1" "$T/r2" | sort | cmp - <(sort "$T/in")
+}
+
+@test "routed: the in-memory split's bytes (-e; more compressed parts than are routed)" {
+    "$RIFFLE" --seed=3 --key=1 --split=4 --output-pattern="$T/r%d" "$T/in"
+    # -e: the records held in memory, one argument each
+    head -n 2000 "$T/in" > "$T/few"
+    mapfile -t recs < "$T/few"
+    "$RIFFLE" --seed=3 --key=1 --split=4 --output-pattern="$T/e%d" -e "${recs[@]}"
+    "$RIFFLE" --seed=3 --key=1 --split=4 --memory=64K --output-pattern="$T/f%d" "$T/few"
+    for i in 0 1 2 3; do cmp "$T/e$i" "$T/f$i"; done
+    # 65 gzip parts: the in-memory split; 65 plain ones: routed
+    "$RIFFLE" --seed=3 --key=1 --split=65 --output-pattern="$T/out/g%02d.gz" "$T/in"
+    "$RIFFLE" --seed=3 --key=1 --split=65 --memory=64K --output-pattern="$T/out/p%02d" "$T/in"
+    for i in $(seq -w 0 64); do gzip -dc "$T/out/g$i.gz" | cmp - "$T/out/p$i"; done
+    # 4 gzip parts are routed, each through its own compressor
+    "$RIFFLE" --seed=3 --key=1 --split=4 --memory=64K --output-pattern="$T/z%d.gz" "$T/in"
+    for i in 0 1 2 3; do gzip -dc "$T/z$i.gz" | cmp - "$T/r$i"; done
 }
 
 @test "routed: standard input, several files, an unterminated last record of each" {
@@ -59,7 +87,7 @@ nothing_left() {
     tail -c +400001 "$T/in" | head -c 300000 > "$T/b"
     printf 'u5\tlast\tunterminated' > "$T/c"
     [ "$(tail -c 1 "$T/a" | od -An -c | tr -d ' ')" != '\n' ]
-    reference 8 4 4 "$T/a" "$T/b" "$T/c"
+    reference 8 "0.25 0.5 0.75" "$T/a" "$T/b" "$T/c"
     "$RIFFLE" --seed=8 --key=1 --split=4 --memory=64K --output-pattern="$T/r%d" \
         "$T/a" "$T/b" "$T/c"
     same_parts 4
@@ -68,50 +96,51 @@ nothing_left() {
         --output-pattern="$T/s%d" - "$T/c"
     # a and b joined: the record cut between them is whole again
     cat "$T/a" "$T/b" > "$T/ab"
-    reference 8 4 4 "$T/ab" "$T/c"
+    reference 8 "0.25 0.5 0.75" "$T/ab" "$T/c"
     for i in 0 1 2 3; do cmp "$T/m$i" "$T/s$i"; done
 }
 
 @test "routed: --header starts every part; -z; -d" {
+    reference 5 "0.5" "$T/in"
     { printf 'user\tn\ttext\nsecond\theader\tline\n'; cat "$T/in"; } > "$T/h"
-    reference 5 3 3 --header=2 "$T/h"
-    "$RIFFLE" --seed=5 --key=1 --split=3 --header=2 --memory=64K --output-pattern="$T/r%d" "$T/h"
-    same_parts 3
-    for i in 0 1 2; do
+    "$RIFFLE" --seed=5 --key=1 --split=2 --header=2 --memory=64K --output-pattern="$T/r%d" "$T/h"
+    for i in 0 1; do
         [ "$(head -n 2 "$T/r$i")" = "$(printf 'user\tn\ttext\nsecond\theader\tline')" ]
+        tail -n +3 "$T/r$i" | cmp - "$T/m$i"
     done
     # a header only, unterminated: every part is the header, terminated
     printf 'only\theader' > "$T/ho"
     "$RIFFLE" --seed=5 --key=1 --split=2 --header=1 --output-pattern="$T/r%d" "$T/ho"
     printf 'only\theader\n' | cmp - "$T/r0"
     cmp "$T/r0" "$T/r1"
+    # -z and -d: the same records, delimited otherwise, in the same parts
     tr '\n' '\0' < "$T/in" > "$T/z"
-    reference 6 2 2 -z "$T/z"
-    "$RIFFLE" -z --seed=6 --key=1 --split=2 --memory=64K --threads=2 --output-pattern="$T/r%d" "$T/z"
-    same_parts 2
+    "$RIFFLE" -z --seed=5 --key=1 --split=2 --memory=64K --threads=2 --output-pattern="$T/r%d" "$T/z"
+    for i in 0 1; do tr '\0' '\n' < "$T/r$i" | cmp - "$T/m$i"; done
     tr '\t' , < "$T/in" > "$T/csv"
-    reference 6 50%,50% 2 -d , "$T/csv"
-    "$RIFFLE" --seed=6 --key=1 -d , --split=50%,50% --memory=64K --output-pattern="$T/r%d" "$T/csv"
-    same_parts 2
+    "$RIFFLE" --seed=5 --key=1 -d , --split=50%,50% --memory=64K --output-pattern="$T/r%d" "$T/csv"
+    for i in 0 1; do tr , '\t' < "$T/r$i" | cmp - "$T/m$i"; done
 }
 
 @test "routed: compressed inputs give the parts of their decompressed bytes" {
-    reference 4 3 3 "$T/in"
+    reference 4 "0.25 0.5 0.75" "$T/in"
     gzip -c "$T/in" > "$T/in.gz"
     zstd -q -c "$T/in" > "$T/in.zst"
     for f in "$T/in.gz" "$T/in.zst"; do
         for mem in 64K 64M; do
-            "$RIFFLE" --seed=4 --key=1 --split=3 --memory=$mem --output-pattern="$T/r%d" "$f"
-            same_parts 3
+            "$RIFFLE" --seed=4 --key=1 --split=4 --memory=$mem --output-pattern="$T/r%d" "$f"
+            same_parts 4
         done
     done
     # a corrupt one: an error, no part
     head -c 20000 "$T/in.gz" > "$T/cut.gz"
-    run "$RIFFLE" --seed=4 --key=1 --split=3 --memory=64K -T "$T/tmp" \
-        --output-pattern="$T/out/p%d" "$T/cut.gz"
-    [ "$status" -eq 1 ]
-    [[ "$output" == "riffle: $T/cut.gz: "* ]]
-    nothing_left
+    for parts in "$T/out/p%d" "$T/out/p%d.zst"; do
+        run "$RIFFLE" --seed=4 --key=1 --split=3 --memory=64K -T "$T/tmp" \
+            --output-pattern="$parts" "$T/cut.gz"
+        [ "$status" -eq 1 ]
+        [[ "$output" == "riffle: $T/cut.gz: "* ]]
+        nothing_left
+    done
 }
 
 @test "routed: a keyless record is named by file and line; no part, no temporary" {
@@ -148,6 +177,14 @@ nothing_left() {
     [ -w /dev/full ] || skip "no /dev/full"
     echo keep > "$T/out/p0"
     run "$RIFFLE" --seed=1 --key=1 --split=2 --memory=64K -T "$T/tmp" \
+        --output-pattern="$T/out/p0,/dev/full" "$T/in"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: /dev/full: No space left on device" ]
+    [ "$(cat "$T/out/p0")" = keep ]
+    [ "$(ls -A "$T/out")" = p0 ]
+    [ -z "$(ls -A "$T/tmp")" ]
+    # a compressed part: its compressor's write error
+    run "$RIFFLE" --seed=1 --key=1 --split=2 --compress=gzip --memory=64K -T "$T/tmp" \
         --output-pattern="$T/out/p0,/dev/full" "$T/in"
     [ "$status" -eq 1 ]
     [ "$output" = "riffle: /dev/full: No space left on device" ]
