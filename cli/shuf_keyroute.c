@@ -314,6 +314,19 @@ static int find_in(const rf_engine_input *in, struct record_cut *c, unsigned cha
     return r < 0 ? -1 : r;
 }
 
+/* Read the pipes of decompressed inputs to their ends, so that their
+ * decoder ends by itself rather than cancelled in the middle of a write. */
+static void drain(const rf_engine_input *in, size_t n, unsigned char *buf)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (in[i].fd < 0)
+            continue;
+        ssize_t k;
+        while ((k = read(in[i].fd, buf, ROUTE_CHUNK)) > 0 || (k < 0 && errno == EINTR))
+            ;
+    }
+}
+
 /* The routed records come in shuffled order, where a keyless one has no
  * line number: read the inputs again (files, decompressed as the engine
  * read them) up to the first keyless record, and name it "FILE:LINE" as
@@ -345,6 +358,9 @@ static int report_line(const struct shuf_opts *o, unsigned char *buf)
         }
     }
     record_cut_free(&c);
+    drain(in, n, buf);
+    if (flow)
+        (void)inflow_check(flow); /* joins: the decoder has ended */
 done:
     inflow_end(flow);
     free(in);
