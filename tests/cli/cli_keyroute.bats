@@ -98,6 +98,12 @@ nothing_left() {
     cat "$T/a" "$T/b" > "$T/ab"
     reference 8 "0.25 0.5 0.75" "$T/ab" "$T/c"
     for i in 0 1 2 3; do cmp "$T/m$i" "$T/s$i"; done
+    # records longer than the router's 1 MiB reads, and than --memory
+    { head -n 100 "$T/in"; printf 'u7\tlong\t'; head -c 3000000 /dev/zero | tr '\0' x; echo
+      printf 'u8\tlong\t'; head -c 1500000 /dev/zero | tr '\0' y; echo; } > "$T/long"
+    reference 8 "0.25 0.5 0.75" "$T/long"
+    "$RIFFLE" --seed=8 --key=1 --split=4 --memory=64K --output-pattern="$T/r%d" "$T/long"
+    same_parts 4
 }
 
 @test "routed: --header starts every part; -z; -d" {
