@@ -798,7 +798,7 @@ static int shuffle_lines(const audit_algo *al, unsigned param, rf_rng *g, char *
         n++;
     char **line = malloc((n + 1) * sizeof *line);
     uint32_t *a = malloc((n + 1) * sizeof *a);
-    uint32_t *scratch = malloc(AUDIT_SCRATCH(n) * sizeof *scratch);
+    uint32_t *scratch = calloc(AUDIT_SCRATCH(n), sizeof *scratch); /* audit.h */
     int ret = -1;
     if (line != NULL && a != NULL && scratch != NULL && n < UINT32_MAX) {
         size_t k = 0;
