@@ -55,7 +55,8 @@ double audit_log2_factorial(size_t n)
 static void subject_fact(fact *x, const audit_result *r)
 {
     if (strcmp(r->kind, "builtin") == 0)
-        snprintf(x->text, sizeof x->text, "built-in algorithm %s (%s)", r->subject,
+        snprintf(x->text, sizeof x->text, "built-in algorithm %s (%s); the lines below "
+                 "are riffle's own shuffle (fisher-yates, deck)", r->subject,
                  r->algo != NULL && r->algo->fair ? "a correct shuffle"
                                                    : "DELIBERATELY WRONG reference");
     else if (strcmp(r->kind, "log") == 0)

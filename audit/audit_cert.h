@@ -19,13 +19,13 @@
 /* One file the report ties itself to: its path and SHA-256, or why not. */
 typedef struct audit_cert_file {
     const char *what;            /* "program", "libriffle", "libsodium" */
-    char path[512];
+    char path[4096];
     char sha256[AUDIT_SHA256_HEX]; /* "" when not hashed */
     char note[128];              /* e.g. "linked into the program" */
 } audit_cert_file;
 
 typedef struct audit_cert {
-    const char *command_line;    /* the exact command line, shell-quoted */
+    char *command_line;          /* the exact command line, shell-quoted */
     audit_cert_file files[3];
     size_t nfiles;
     const char *sodium_version;  /* libsodium's, as linked */

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "audit_build.h"
+#include "audit_log.h"
 #include "audit_runner.h"
 #include "cli.h"
 #include "cli_options.h"
@@ -37,7 +39,7 @@
 enum { EXIT_FAIR = 0, EXIT_ERROR = 1, EXIT_BIASED = 2, EXIT_INCONCLUSIVE = 3 };
 
 typedef struct audit_opts {
-    const char *name, *cmd, *report, *as_shuffler;
+    const char *name, *cmd, *report, *as_shuffler, *from_log;
     unsigned param;
     size_t sizes[MAX_SIZES], nsizes;
     int exact, walk, json, list, help, seed_set, progress;
@@ -49,6 +51,7 @@ typedef struct audit_opts {
 static const char usage_text[] =
     "Usage: riffle audit NAME[:PARAM] [OPTION]...\n"
     "  or:  riffle audit --cmd=COMMAND [OPTION]...\n"
+    "  or:  riffle audit --from-log=FILE [OPTION]...\n"
     "  or:  riffle audit --list\n"
     "Measure how fair a shuffler is: a built-in algorithm (see --list) or any\n"
     "program that reads lines on stdin and writes them shuffled.\n"
@@ -73,6 +76,8 @@ static const char usage_text[] =
     "  --progress        progress on stderr (default: when it is a terminal)\n"
     "  --json            the full report as JSON (docs/audit-json.md)\n"
     "  --report=FILE     also write a self-contained HTML report with figures\n"
+    "  --from-log=FILE   test the decks a game recorded, one per line (cards as\n"
+    "                    names such as AS 10H, or numbers 1..n; '-': stdin)\n"
     "  --list            name the built-in algorithms\n"
     "  --as-shuffler=NAME  act as a line shuffler running algorithm NAME\n"
     "  -h, --help        this help\n"
@@ -132,13 +137,14 @@ static int parse_sizes(audit_opts *o, const char *s)
  * cli_set_once, the rule of every command). */
 enum {
     A_N, A_TRIALS, A_MAX_TRIALS, A_ALPHA, A_SEED, A_THREADS, A_JOBS, A_REPORT, A_CMD,
-    A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_WITH_VALUE, /* flags: */
+    A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_FROM_LOG,
+    A_WITH_VALUE, /* flags: */
     A_EXACT = A_WITH_VALUE, A_WALK, A_JSON, A_LIST, A_PROGRESS, A_HELP
 };
 static const char *const plural[A_WITH_VALUE] = {
     "deck sizes", "trial counts", "trial budgets", "alphas", "seeds", "thread counts",
     "job counts", "report files", "commands", "shufflers", "timeouts", "output limits",
-    "time limits",
+    "time limits", "logs",
 };
 static const struct option audit_longopts[] = {
     {"n", required_argument, NULL, A_N},
@@ -154,6 +160,7 @@ static const struct option audit_longopts[] = {
     {"timeout", required_argument, NULL, A_TIMEOUT},
     {"max-output", required_argument, NULL, A_MAX_OUTPUT},
     {"time-limit", required_argument, NULL, A_TIME_LIMIT},
+    {"from-log", required_argument, NULL, A_FROM_LOG},
     {"exact", no_argument, NULL, A_EXACT},
     {"walk", no_argument, NULL, A_WALK},
     {"json", no_argument, NULL, A_JSON},
@@ -242,6 +249,8 @@ static int set_value(audit_opts *o, const char *opt, const char *v)
         o->report = v;
     else if (strcmp(opt, "cmd") == 0)
         o->cmd = v;
+    else if (strcmp(opt, "from-log") == 0)
+        o->from_log = v;
     else
         o->as_shuffler = v;
     if (bad)
@@ -762,6 +771,43 @@ out:
     return status;
 }
 
+/* ---- decks from a game's log (--from-log) ---------------------------------- */
+
+/* Every deck of the log, in its order, as one look at one deck size. */
+static int run_from_log(const audit_opts *o, const audit_cert *cert)
+{
+    audit_log log;
+    audit_acc acc;
+    audit_size_result size;
+    int status = EXIT_ERROR;
+    const double start = seconds_now();
+    if (audit_log_load(o->from_log, &log) != 0)
+        return EXIT_ERROR;
+    if (audit_acc_init(&acc, log.n, log.decks) != 0) {
+        fprintf(stderr, "riffle: audit: out of memory\n");
+        audit_log_free(&log);
+        return EXIT_ERROR;
+    }
+    if (audit_log_feed(&log, &acc) != 0) {
+        fprintf(stderr, "riffle: audit: out of memory\n");
+        goto out;
+    }
+    size = (audit_size_result){.n = log.n, .trials = acc.trials, .acc = &acc};
+    audit_acc_tests(&acc, size.tests);
+    audit_result r = {.subject = o->from_log, .kind = "log", .mode = "statistical",
+                      .alpha = o->alpha, .sizes = &size, .nsizes = 1, .verdict = "fair",
+                      .cert = cert};
+    const plan p = {{log.decks}, 1};
+    int stop = 0;
+    decide(o, &r, &p, &stop);
+    r.seconds = seconds_now() - start;
+    status = emit(o, &r);
+out:
+    audit_acc_free(&acc);
+    audit_log_free(&log);
+    return status;
+}
+
 /* ---- the line shuffler behind the zoo (--as-shuffler) --------------------- */
 
 static char *slurp(FILE *in, size_t *len)
@@ -858,8 +904,21 @@ static int as_shuffler(const audit_opts *o)
 
 /* ---- entry point ----------------------------------------------------------- */
 
+/* --from-log judges decks already dealt: nothing to run, one look. */
+static int check_from_log(const audit_opts *o)
+{
+    if (o->name != NULL || o->cmd != NULL)
+        return usage_error("give one of NAME, --cmd and --from-log");
+    if (o->exact || o->nsizes || o->trials || o->max_trials || o->seed_set ||
+        o->threads || o->jobs || o->timeout > 0.0 || o->max_output || o->time_limit > 0.0)
+        return usage_error("--from-log takes only --alpha, --json and --report");
+    return 0;
+}
+
 static int check_combination(const audit_opts *o)
 {
+    if (o->from_log != NULL)
+        return check_from_log(o);
     if (o->cmd != NULL && o->name != NULL)
         return usage_error("give either NAME or --cmd, not both");
     if (o->cmd == NULL && o->name == NULL)
@@ -875,20 +934,9 @@ static int check_combination(const audit_opts *o)
     return 0;
 }
 
-int cmd_audit(int argc, char **argv)
+static int run_audit(const audit_opts *o_in, const audit_cert *cert)
 {
-    audit_opts o = {.alpha = DEFAULT_ALPHA};
-    int status = parse_args(&o, argc, argv);
-    if (status != 0)
-        return status;
-    if (o.help)
-        return fputs(usage_text, stdout) == EOF || fflush(stdout) ? EXIT_ERROR : EXIT_FAIR;
-    if (o.list)
-        return list_zoo();
-    if (o.as_shuffler != NULL)
-        return as_shuffler(&o);
-    if ((status = check_combination(&o)) != 0)
-        return status;
+    audit_opts o = *o_in;
     unsigned param = 0;
     const audit_algo *al = NULL;
     if (o.name != NULL && (al = find_algo(o.name, &param)) == NULL)
@@ -907,9 +955,35 @@ int cmd_audit(int argc, char **argv)
     memset(sizes, 0, sizeof sizes);
     audit_result r = {.subject = al ? al->name : o.cmd, .kind = al ? "builtin" : "command",
                       .algo = al, .param = al ? audit_param(al, o.sizes[0], param) : 0,
-                      .seed = o.seed, .alpha = o.alpha, .sizes = sizes, .verdict = "fair"};
+                      .seed = o.seed, .alpha = o.alpha, .sizes = sizes, .verdict = "fair",
+                      .cert = cert};
     r.seconds = seconds_now(); /* start time; the run stores the duration */
     if (o.exact)
         return run_exact(&o, al, param, &r);
     return run_statistical(&o, al, param, &r);
+}
+
+int cmd_audit(int argc, char **argv)
+{
+    audit_opts o = {.alpha = DEFAULT_ALPHA};
+    int status = parse_args(&o, argc, argv);
+    if (status != 0)
+        return status;
+    if (o.help)
+        return fputs(usage_text, stdout) == EOF || fflush(stdout) ? EXIT_ERROR : EXIT_FAIR;
+    if (o.list)
+        return list_zoo();
+    if (o.as_shuffler != NULL)
+        return as_shuffler(&o);
+    if ((status = check_combination(&o)) != 0)
+        return status;
+    audit_cert cert;
+    if (audit_build_cert(&cert, argc, argv) != 0) {
+        audit_build_free(&cert);
+        fprintf(stderr, "riffle: audit: out of memory\n");
+        return EXIT_ERROR;
+    }
+    status = o.from_log != NULL ? run_from_log(&o, &cert) : run_audit(&o, &cert);
+    audit_build_free(&cert);
+    return status;
 }
