@@ -20,7 +20,7 @@
 #define FACTS 12
 
 typedef struct fact {
-    const char *label;
+    const char *label, *key; /* in the text and HTML, in JSON */
     char text[512];
 } fact;
 
@@ -72,7 +72,10 @@ static void key_fact(fact *x, const audit_result *r)
     size_t used = (size_t)snprintf(x->text, sizeof x->text, "%d bits; log2(n!) =",
                                    KEY_BITS);
     int all = 1;
-    for (size_t i = 0; i <= r->nsizes && used < sizeof x->text; i++) {
+    int has52 = 0;
+    for (size_t i = 0; i < r->nsizes; i++)
+        has52 |= r->sizes[i].n == 52;
+    for (size_t i = 0; i < r->nsizes + !has52 && used < sizeof x->text; i++) {
         const size_t n = i < r->nsizes ? r->sizes[i].n : 52;
         const double bits = audit_log2_factorial(n);
         all &= bits <= KEY_BITS;
@@ -102,39 +105,39 @@ static void trials_fact(fact *x, const audit_result *r)
 static size_t facts(fact *x, const audit_result *r, const audit_cert *c)
 {
     size_t k = 0;
-    x[k].label = "subject";
+    x[k].label = "subject", x[k].key = "subject";
     subject_fact(&x[k++], r);
-    x[k].label = "algorithm";
+    x[k].label = "algorithm", x[k].key = "algorithm";
     snprintf(x[k++].text, sizeof x->text, "Fisher-Yates (Durstenfeld, CACM 7(7) 1964): from "
              "the last position down, each position takes a uniform draw among the cards "
              "not yet placed (rf_shuffle_u32; rf_deck deals with the same draws)");
-    x[k].label = "generator";
+    x[k].label = "generator", x[k].key = "generator";
     snprintf(x[k++].text, sizeof x->text, "ChaCha20 (Bernstein 2008) through libsodium %s: "
              "256-bit key, 64-bit nonce = stream number, keystream read 8 bytes at a time, "
              "little-endian", c != NULL && c->sodium_version ? c->sodium_version : "");
-    x[k].label = "seeding";
+    x[k].label = "seeding", x[k].key = "seeding";
     snprintf(x[k++].text, sizeof x->text, "without --seed, 32 bytes from the operating "
              "system (getrandom(2); /dev/urandom where it is missing) key each generator, "
              "once per process; --seed derives the key by BLAKE2b for reproducible tests, "
              "and --production (or RIFFLE_PRODUCTION) refuses it");
-    x[k].label = "key size";
+    x[k].label = "key size", x[k].key = "key_size";
     key_fact(&x[k++], r);
-    x[k].label = "fork and reseed";
+    x[k].label = "fork and reseed", x[k].key = "fork_and_reseed";
     snprintf(x[k++].text, sizeof x->text, "an OS-keyed generator lives in memory the kernel "
              "wipes in a fork()ed child (MADV_WIPEONFORK), which rekeys from the OS before "
              "its first draw; without wipe-on-fork the process id is checked at every "
              "512-byte refill; no reseeding within a process");
-    x[k].label = "scaling";
+    x[k].label = "scaling", x[k].key = "scaling";
     snprintf(x[k++].text, sizeof x->text, "unbiased bounded integers by rejection (Lemire, "
              "ACM TOMACS 2019, nearly divisionless): no modulo of raw words, no floating "
              "point");
-    x[k].label = "stream contract";
+    x[k].label = "stream contract", x[k].key = "stream_contract";
     snprintf(x[k++].text, sizeof x->text, "version %d (riffle %s): for a key and stream the "
              "words, draws and shuffles are fixed, pinned by golden tests; a change is a "
              "major version", RF_VERSION_MAJOR, rf_version());
-    x[k].label = "this audit's draws";
+    x[k].label = "this audit's draws", x[k].key = "audit_draws";
     trials_fact(&x[k++], r);
-    x[k].label = "command line";
+    x[k].label = "command line", x[k].key = "command_line";
     snprintf(x[k++].text, sizeof x->text, "%s",
              c != NULL && c->command_line ? c->command_line : "(not recorded)");
     return k;
@@ -187,7 +190,7 @@ void audit_cert_json(FILE *f, const audit_result *r, const audit_cert *c)
     fputs("{", f);
     for (size_t i = 0; i < k; i++) {
         fputs(i ? ", " : "", f);
-        json_string(f, x[i].label);
+        json_string(f, x[i].key);
         fputs(": ", f);
         json_string(f, x[i].text);
     }

@@ -49,11 +49,24 @@ static size_t quote_word(char *out, const char *w)
     return k + 1;
 }
 
+/* An option's value quoted apart from its name: --cmd='a b'. */
+static size_t quote_arg(char *out, const char *w)
+{
+    const char *eq = strchr(w, '=');
+    if (strncmp(w, "--", 2) != 0 || eq == NULL ||
+        strspn(w + 2, "abcdefghijklmnopqrstuvwxyz-") != (size_t)(eq - w - 2))
+        return quote_word(out, w);
+    const size_t name = (size_t)(eq - w) + 1;
+    if (out)
+        memcpy(out, w, name);
+    return name + quote_word(out ? out + name : NULL, eq + 1);
+}
+
 static char *command_line(int argc, char **argv)
 {
     size_t len = 1;
     for (int i = 0; i < argc; i++)
-        len += quote_word(NULL, argv[i]) + 1;
+        len += quote_arg(NULL, argv[i]) + 1;
     char *s = malloc(len), *p = s;
     if (s == NULL)
         return NULL;
@@ -61,7 +74,7 @@ static char *command_line(int argc, char **argv)
         if (i)
             *p++ = ' ';
         /* argv[0] is "riffle audit" (main.c): the words as typed */
-        p += i == 0 ? (size_t)(stpcpy(p, argv[0]) - p) : quote_word(p, argv[i]);
+        p += i == 0 ? (size_t)(stpcpy(p, argv[0]) - p) : quote_arg(p, argv[i]);
     }
     *p = '\0';
     return s;
