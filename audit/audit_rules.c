@@ -34,9 +34,13 @@
 struct audit_rules_acc {
     size_t n, h, ranks, classes, class_size, hits, gap_cells, coupon_cells;
     uint64_t decks, pairs;
-    uint32_t *prev;          /* the last deck, when have_prev */
+    int32_t *prev;           /* the last deck's centred cards x, when have_prev */
     int have_prev;
-    double *serial;          /* n sums of x x' */
+    /* n sums of x x': exact in 64-bit integers between flushes into the
+     * doubles, every flush_every pairs (|x x'| < n^2, so no overflow) */
+    int64_t *serial_part;
+    double *serial;
+    uint64_t unflushed, flush_every;
     uint64_t *runs;          /* h + 1 counts */
     uint64_t poker[AUDIT_POKER_HANDS];
     uint64_t *gaps;          /* gap_cells counts */
@@ -90,10 +94,13 @@ audit_rules_acc *audit_rules_new(size_t n)
     r->coupon_cells = coupon_cells(r->classes);
     r->prev = calloc(n + 1, sizeof *r->prev);
     r->serial = calloc(n + 1, sizeof *r->serial);
+    r->serial_part = calloc(n + 1, sizeof *r->serial_part);
+    r->flush_every = ((uint64_t)1 << 62) / ((uint64_t)n * n + 1);
     r->runs = calloc(r->h + 1, sizeof *r->runs);
     r->gaps = calloc(r->gap_cells, sizeof *r->gaps);
     r->coupon = calloc(r->coupon_cells, sizeof *r->coupon);
-    if (!r->prev || !r->serial || !r->runs || !r->gaps || !r->coupon) {
+    if (!r->prev || !r->serial || !r->serial_part || !r->runs || !r->gaps || !r->coupon ||
+        n > ((size_t)1 << 30)) {
         audit_rules_free(r);
         return NULL;
     }
@@ -106,6 +113,7 @@ void audit_rules_free(audit_rules_acc *r)
         return;
     free(r->prev);
     free(r->serial);
+    free(r->serial_part);
     free(r->runs);
     free(r->gaps);
     free(r->coupon);
@@ -122,17 +130,36 @@ void audit_rules_restart(audit_rules_acc *r)
     r->segment = 0;
 }
 
+/* The centred card x = 2 c - (n - 1) is below 0 exactly for the low half
+ * (c < n / 2), for n even and odd. */
 static void add_pair(audit_rules_acc *r, const uint32_t *a)
 {
-    const size_t n = r->n, h = r->h;
-    const double centre = (double)n - 1.0;
+    const size_t n = r->n;
+    const int32_t centre = (int32_t)n - 1;
     size_t up = 0;
     for (size_t p = 0; p < n; p++) {
-        up += r->prev[p] < h && a[p] >= h;
-        r->serial[p] += (2.0 * r->prev[p] - centre) * (2.0 * a[p] - centre);
+        const int32_t x = 2 * (int32_t)a[p] - centre, y = r->prev[p];
+        up += (y < 0) & (x >= 0);
+        r->serial_part[p] += (int64_t)x * y;
+        r->prev[p] = x;
     }
     r->runs[up]++;
     r->pairs++;
+    if (++r->unflushed == r->flush_every) {
+        for (size_t p = 0; p < n; p++) {
+            r->serial[p] += (double)r->serial_part[p];
+            r->serial_part[p] = 0;
+        }
+        r->unflushed = 0;
+    }
+}
+
+static void keep_first(audit_rules_acc *r, const uint32_t *a)
+{
+    const int32_t centre = (int32_t)r->n - 1;
+    for (size_t p = 0; p < r->n; p++)
+        r->prev[p] = 2 * (int32_t)a[p] - centre;
+    r->have_prev = 1;
 }
 
 static void add_gap(audit_rules_acc *r, uint32_t first)
@@ -149,7 +176,7 @@ static void add_gap(audit_rules_acc *r, uint32_t first)
 
 static void add_coupon(audit_rules_acc *r, uint32_t first)
 {
-    const size_t c = first / r->class_size;
+    const size_t c = r->class_size == 1 ? first : first / r->class_size;
     r->segment++;
     if (!r->seen[c]) {
         r->seen[c] = 1;
@@ -172,8 +199,8 @@ void audit_rules_add(audit_rules_acc *r, const uint32_t *a)
         return;
     if (r->have_prev)
         add_pair(r, a);
-    memcpy(r->prev, a, n * sizeof *a);
-    r->have_prev = 1;
+    else
+        keep_first(r, a);
     if (r->ranks)
         r->poker[audit_poker_hand(a, r->ranks)]++;
     add_gap(r, a[0]);
@@ -184,7 +211,7 @@ void audit_rules_add(audit_rules_acc *r, const uint32_t *a)
 void audit_rules_merge(audit_rules_acc *dst, const audit_rules_acc *src)
 {
     for (size_t p = 0; p < dst->n; p++)
-        dst->serial[p] += src->serial[p];
+        dst->serial[p] += src->serial[p] + (double)src->serial_part[p];
     for (size_t j = 0; j <= dst->h; j++)
         dst->runs[j] += src->runs[j];
     for (int i = 0; i < AUDIT_POKER_HANDS; i++)
@@ -259,6 +286,11 @@ static void test_runs(const audit_rules_acc *r, audit_test *t)
                  (unsigned long long)r->pairs);
 }
 
+static double serial_sum(const audit_rules_acc *r, size_t p)
+{
+    return r->serial[p] + (double)r->serial_part[p];
+}
+
 static void test_serial(const audit_rules_acc *r, audit_test *t)
 {
     const size_t n = r->n;
@@ -272,7 +304,7 @@ static void test_serial(const audit_rules_acc *r, audit_test *t)
     double sum = 0.0, sum2 = 0.0, worst = 0.0;
     size_t at = 0;
     for (size_t p = 0; p < n; p++) {
-        const double z = r->serial[p] / scale;
+        const double z = serial_sum(r, p) / scale;
         sum += z;
         sum2 += z * z;
         if (fabs(z) > worst)
@@ -280,7 +312,7 @@ static void test_serial(const audit_rules_acc *r, audit_test *t)
     }
     double stat, df;
     if (n == 2) {
-        stat = r->serial[0] / scale * (r->serial[0] / scale);
+        stat = serial_sum(r, 0) / scale * (serial_sum(r, 0) / scale);
         df = 1.0;
     } else {
         const double b = 1.0 / (((double)n - 1.0) * ((double)n - 1.0)), a = 1.0 - b;
