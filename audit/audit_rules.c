@@ -253,7 +253,7 @@ static uint64_t total(const uint64_t *c, size_t cells)
     return s;
 }
 
-/* Pearson's chi-square of counts against a law; law(p) fills cells entries. */
+/* Pearson's chi-square of counts against the law p[0..cells). */
 static void chi2_test(audit_test *t, const uint64_t *obs, const double *p, size_t cells)
 {
     const uint64_t m = total(obs, cells);

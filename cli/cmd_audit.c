@@ -800,6 +800,12 @@ static int run_from_log(const audit_opts *o, const audit_cert *cert)
     const plan p = {{log.decks}, 1};
     int stop = 0;
     decide(o, &r, &p, &stop);
+    /* A log cannot be given more trials: say how many decks would decide. */
+    char *more = strstr(r.reason, "; about --trials=");
+    if (more != NULL)
+        snprintf(more, sizeof r.reason - (size_t)(more - r.reason),
+                 "; a log of about %llu decks would decide",
+                 (unsigned long long)r.trials_to_decide);
     r.seconds = seconds_now() - start;
     status = emit(o, &r);
 out:
