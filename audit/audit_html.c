@@ -12,6 +12,7 @@
 
 #include "audit.h"
 #include "audit_cert.h"
+#include "audit_rules.h"
 
 #define FIG_W 720.0
 #define FIG_H 220.0
@@ -245,6 +246,8 @@ static void html_size(FILE *f, const audit_size_result *sz)
     else {
         fprintf(f, "<p>%llu trials</p>\n", (unsigned long long)sz->trials);
         html_tests(f, sz);
+        if (sz->acc != NULL && sz->acc->rules != NULL)
+            audit_rules_html(f, sz->acc->rules);
     }
     uint64_t count = 0;
     double *v = ordering_ratios(sz, &count);

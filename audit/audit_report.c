@@ -9,6 +9,7 @@
 
 #include "audit.h"
 #include "audit_cert.h"
+#include "audit_rules.h"
 
 #define LIST_ALL_MAX_N 4   /* list every ordering up to 4! = 24 */
 #define LIST_EXTREMES 5    /* else the 5 least and 5 most likely */
@@ -476,6 +477,8 @@ static void json_stat(FILE *f, const audit_size_result *sz)
             json_u64_array(f, a->order, a->nperm);
         else
             fputs("null", f);
+        if (a->rules != NULL)
+            audit_rules_json(f, a->rules);
     }
     fputc('}', f);
 }

@@ -231,7 +231,8 @@ void audit_rules_get_counts(const audit_rules_acc *r, audit_rules_counts *c)
                               .poker_cells = r->ranks ? AUDIT_POKER_HANDS : 0,
                               .gap_cells = r->gap_cells,
                               .coupon_cells = r->classes >= 2 ? r->coupon_cells : 0,
-                              .coupon_classes = r->classes, .pairs = r->pairs};
+                              .coupon_classes = r->classes, .n = r->n,
+                              .ranks = r->ranks, .pairs = r->pairs};
 }
 
 /* ---- the tests ------------------------------------------------------------ */
@@ -289,6 +290,14 @@ static void test_runs(const audit_rules_acc *r, audit_test *t)
 static double serial_sum(const audit_rules_acc *r, size_t p)
 {
     return r->serial[p] + (double)r->serial_part[p];
+}
+
+void audit_rules_serial_z(const audit_rules_acc *r, double *z)
+{
+    const double v = ((double)r->n * (double)r->n - 1.0) / 3.0;
+    const double scale = v * sqrt((double)r->pairs);
+    for (size_t p = 0; p < r->n; p++)
+        z[p] = r->pairs > 0 && scale > 0.0 ? serial_sum(r, p) / scale : NAN;
 }
 
 static void test_serial(const audit_rules_acc *r, audit_test *t)

@@ -16,6 +16,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "audit.h"
 
@@ -91,9 +92,19 @@ void audit_rules_tests(const audit_rules_acc *r, audit_test *t);
 typedef struct audit_rules_counts {
     const uint64_t *runs, *poker, *gaps, *coupon;
     size_t runs_cells, poker_cells, gap_cells, coupon_cells, coupon_classes;
+    size_t n, ranks;
     uint64_t pairs;
 } audit_rules_counts;
 void audit_rules_get_counts(const audit_rules_acc *r, audit_rules_counts *c);
+/* The serial statistic's z of each position into z[0..n) (NAN before two
+ * games). */
+void audit_rules_serial_z(const audit_rules_acc *r, double *z);
+
+/* The counts in the reports (audit_rules_report.c): fields of a size's
+ * `statistical` JSON object (each starting ", "), and the first hands'
+ * table in HTML (nothing when there is no poker test). */
+void audit_rules_json(FILE *f, const audit_rules_acc *r);
+void audit_rules_html(FILE *f, const audit_rules_acc *r);
 
 /* The level at which each test is reported passed or failed for the
  * regulators (a 99 % confidence level), beside the audit's own adjusted

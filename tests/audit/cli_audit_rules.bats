@@ -74,12 +74,18 @@ caught_by() {
 }
 
 @test "poker: a first hand given a pair 1 time in 20, on 52 cards" {
-    run "$RIFFLE" audit sweetened --n=52 --trials=20000 --seed=7 --json
+    run "$RIFFLE" audit sweetened --n=52 --trials=20000 --seed=7 --json --report="$T/r.html"
     [ "$status" -eq 2 ]
     [[ "$output" == *'"reason": "poker at n = 52 rejects'* ]]
     listing=$(printf '%s\n' "$output" | tests_of)
     caught_by "$listing" poker 1e-8
     old_tests_pass "$listing"
+    # every first hand counted once; more pairs than the exact 42.26 %
+    printf '%s\n' "$output" | python3 -c '
+import json, sys
+c = json.load(sys.stdin)["sizes"][0]["statistical"]["poker_counts"]
+assert sum(c) == 20000 and c[1] > 0.43 * 20000, c'
+    grep -q '<caption>The first five cards of 20000 deals (4 suits x 13 ranks)</caption>' "$T/r.html"
 }
 
 @test "a fair shuffle passes every test at the 99% level, in the text report" {
