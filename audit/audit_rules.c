@@ -336,7 +336,7 @@ static void test_serial(const audit_rules_acc *r, audit_test *t)
 static void test_poker(const audit_rules_acc *r, audit_test *t)
 {
     if (r->ranks == 0) {
-        snprintf(t->note, sizeof t->note, "needs n = 4 suits x 5 or more ranks");
+        snprintf(t->note, sizeof t->note, "needs n = 4 suits x 5 to 13 ranks");
         return;
     }
     double p[AUDIT_POKER_HANDS];

@@ -33,7 +33,8 @@ enum audit_poker_hand {
 const char *audit_poker_name(int hand);
 /* The ranks of the deck of n cards read as 4 suits of n / 4 ranks (card c:
  * suit c / ranks, rank c % ranks, rank 0 the ace, which also plays high): n / 4
- * when n is a multiple of 4 with at least 5 ranks, else 0 (no poker test). */
+ * when n is a multiple of 4 with 5 to 13 ranks (20 to 52 cards), else 0 (no
+ * poker test). */
 size_t audit_poker_ranks(size_t n);
 /* The category of the five distinct cards c[0..5) of such a deck. */
 int audit_poker_hand(const uint32_t *c, size_t ranks);

@@ -28,7 +28,9 @@ const char *audit_poker_name(int hand)
 
 size_t audit_poker_ranks(size_t n)
 {
-    return n % 4 == 0 && n / 4 >= 5 ? n / 4 : 0;
+    /* At most 13 ranks: real decks, and the count below enumerates the
+     * C(ranks + 4, 5) multisets of ranks (6188 at 13) at every look. */
+    return n % 4 == 0 && n / 4 >= 5 && n / 4 <= 13 ? n / 4 : 0;
 }
 
 /* Five distinct ranks sorted ascending: a run of five, the ace (rank 0) low

@@ -85,6 +85,8 @@ static void poker_matches_enumeration(void **state)
     assert_int_equal(audit_poker_ranks(52), 13);
     assert_int_equal(audit_poker_ranks(16), 0); /* 4 ranks: no straight possible */
     assert_int_equal(audit_poker_ranks(50), 0);
+    assert_int_equal(audit_poker_ranks(56), 0); /* 14 ranks: no such deck */
+    assert_int_equal(audit_poker_ranks(20), 5);
 }
 
 /* The order of cards does not matter, and the ace plays low and high. */

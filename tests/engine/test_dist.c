@@ -192,7 +192,7 @@ static void scatter_all(const rf_engine_options *o, const rf_engine_input *in, s
     *bytes = total_bytes;
 }
 
-enum feed { PART_MAJOR, ROUND_ROBIN, REVERSE, SHUFFLED, WHOLE_PARTS, IN_PLACE, FEEDS };
+enum feed { PART_MAJOR, ROUND_ROBIN, REVERSE, SHUFFLED, WHOLE_PARTS, IN_PLACE, HELD, FEEDS };
 
 /* Owner d's rounds as a pipelined transport gives them: round r of every
  * part received into one gather buffer, parts in order, handed over only
@@ -275,7 +275,10 @@ static void feed(rf_engine_gather *g, rounds *pk, unsigned parts, unsigned owner
             rounds *x = &pk[p * owners + d];
             if (next[p] < x->n) {
                 const buf *r = &x->r[next[p]++];
-                assert_int_equal(rf_engine_gather_add(g, p, r->p, r->len, &e), RF_OK);
+                /* HELD: the rounds stay until every gather is closed */
+                assert_int_equal(f == HELD ? rf_engine_gather_hold(g, p, r->p, r->len, &e)
+                                           : rf_engine_gather_add(g, p, r->p, r->len, &e),
+                                 RF_OK);
             }
         }
     }
