@@ -25,7 +25,7 @@
 #include "dist.h"
 #include "dist_run.h"
 #include "output.h"
-#include "shuf.h"
+#include "run_options.h"
 #include "shuf_engine.h"
 
 enum { OPT_MEMORY = DIST_OPT_FIRST_FREE, OPT_THREADS, OPT_HELP };
@@ -465,12 +465,11 @@ int cmd_gather(int argc, char **argv)
     eo.threads = o.threads;
     eo.temp = cleanup_engine_temp;
     eo.named_temps = cli_named_temps();
-    struct shuf_opts so;
-    memset(&so, 0, sizeof so);
-    so.output = o.output;
+    const struct cli_output_spec spec = {o.output, NULL, CLI_CODEC_BY_NAME,
+                                         cli_threads_resolve(o.threads)};
     struct cli_output out;
     int status = CLI_FAIL;
-    if (output_open(&out, &so) == 0) {
+    if (output_open(&out, &spec) == 0) {
         const int g = gather_all(&o, &eo, &out);
         if (g >= 0) /* done, or a write error that output_close reports */
             status = output_close(&out);

@@ -324,6 +324,17 @@ RF_API void rf_split_free(rf_split *s);
 RF_API RF_NODISCARD rf_status rf_split_bounds(const rf_split *s, uint64_t n, uint64_t *b,
                                               rf_split_error *err);
 
+/* The part of a record whose key has unit value u (riffle_sample.h
+ * rf_keyhash_unit, read as u / 2^64): for N equal parts floor(u N / 2^64);
+ * for percentages the part i with u / 2^64 in [c(i-1), c(i)), c(i) the
+ * cumulative fraction (c(i) 2^64 rounded down; the last part takes the
+ * rest).  So the part depends on the key's value and the spec only, and a
+ * part holds its fraction of the keys in expectation (not of the records).
+ * RF_EINVAL for counts (which keys fill a count depends on the others) or
+ * an empty spec. */
+RF_API RF_NODISCARD rf_status rf_split_part_of_unit(const rf_split *s, uint64_t u,
+                                                    size_t *part);
+
 /* The parts' file names from pattern: a printf-like pattern with exactly one
  * %d (optionally %Wd or %0Wd, W <= 20; "%%" is a literal %), the parts
  * numbered from 0; or, if pattern has no '%', a comma-separated list of

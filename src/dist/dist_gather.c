@@ -679,6 +679,21 @@ uint64_t rf_engine_gather_records(const rf_engine_gather *g)
     return g ? g->records : 0;
 }
 
+/* The owner, its number of owners and the delimiter: learnt from the first
+ * frame (or the local lane), then checked.  0, or 1 when they differ. */
+static int learn_owner(rf_engine_gather *g, unsigned owner, unsigned owners, unsigned char delim)
+{
+    if (g->have_owner)
+        return owner != g->owner || owners != g->owners || delim != g->delim;
+    g->have_owner = 1;
+    g->delim = delim;
+    g->owner = owner;
+    g->owners = owners;
+    g->klo = owner_low(owner, owners);
+    g->khi = owner + 1 == owners ? UINT64_MAX : owner_low(owner + 1, owners) - 1;
+    return 0;
+}
+
 static int bad_packets(rf_engine_error *err)
 {
     return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
@@ -699,16 +714,8 @@ static int frame_header(rf_engine_gather *g, unsigned from, const unsigned char 
     if (owners == 0 || owner >= owners)
         return bad_packets(err);
     const unsigned char delim = (unsigned char)rfi_get_u32(p + 24);
-    if (!g->have_owner) {
-        g->have_owner = 1;
-        g->delim = delim;
-        g->owner = owner;
-        g->owners = owners;
-        g->klo = owner_low(owner, owners);
-        g->khi = owner + 1 == owners ? UINT64_MAX : owner_low(owner + 1, owners) - 1;
-    } else if (owner != g->owner || owners != g->owners || delim != g->delim) {
+    if (learn_owner(g, owner, owners, delim) != 0)
         return bad_packets(err);
-    }
     *records = rfi_get_u64(p + 32);
     *payload = rfi_get_u64(p + 40);
     *first = rfi_get_u64(p + 48);
@@ -790,16 +797,21 @@ static int add_in_place(rf_engine_gather *g, unsigned from, const unsigned char 
     return 0;
 }
 
+/* The size of a buffer that copies go into: an eighth of the budget, from
+ * BLOCK_MIN to BLOCK_MAX. */
+static size_t copy_block(const rf_engine_gather *g)
+{
+    const uint64_t eighth = g->budget / 8;
+    return eighth < BLOCK_MIN ? BLOCK_MIN : eighth > BLOCK_MAX ? BLOCK_MAX : (size_t)eighth;
+}
+
 /* Room for a frame of `size` bytes to be copied: the current copy buffer
  * (the first of the list) or a new one. */
 static unsigned char *copy_room(rf_engine_gather *g, size_t size)
 {
     struct pbuf *b = g->bufs;
     if (!b || b->given || b == g->lane_buf || b->cap - b->len < size) {
-        const uint64_t eighth = g->budget / 8;
-        const size_t block = eighth < BLOCK_MIN   ? BLOCK_MIN
-                             : eighth > BLOCK_MAX ? BLOCK_MAX
-                                                  : (size_t)eighth;
+        const size_t block = copy_block(g);
         if (!(b = new_pbuf(g, size > block ? size : block, 0)))
             return NULL;
     }
@@ -853,16 +865,8 @@ int rfi_dist_gather_lane(rf_engine_gather *g, unsigned part, unsigned parts, uns
         memcmp(order->tie_key, g->order.tie_key, sizeof order->tie_key) != 0 ||
         (!g->test_keys && check != g->check))
         return 1;
-    if (!g->have_owner) {
-        g->have_owner = 1;
-        g->delim = delim;
-        g->owner = owner;
-        g->owners = owners;
-        g->klo = owner_low(owner, owners);
-        g->khi = owner + 1 == owners ? UINT64_MAX : owner_low(owner + 1, owners) - 1;
-    } else if (owner != g->owner || owners != g->owners || delim != g->delim) {
+    if (learn_owner(g, owner, owners, delim) != 0)
         return 1;
-    }
     g->lane = 1;
     g->lane_hold = hold;
     g->lane_part = part;
@@ -911,10 +915,7 @@ static const unsigned char *local_copy(rf_engine_gather *g, const unsigned char 
     if (!b || b->cap - b->len < size) {
         if (local_close(g, err) != 0)
             return NULL;
-        const uint64_t eighth = g->budget / 8;
-        const size_t block = eighth < BLOCK_MIN   ? BLOCK_MIN
-                             : eighth > BLOCK_MAX ? BLOCK_MAX
-                                                  : (size_t)eighth;
+        const size_t block = copy_block(g);
         if (!(b = g->lane_buf = new_pbuf(g, size > block ? size : block, 0)))
             return rfi_engine_nomem(err), NULL;
     }

@@ -54,6 +54,8 @@ static int from_memory(struct engine *e, rf_records *r)
     struct layout l;
     if (rfi_layout_init(&l, e, r) != 0)
         return 1;
+    if (l.hashed)
+        rfi_watch_set_sum(&e->inputs, e->mapped, l.sum, l.size);
     if (rfi_engine_memory_fits(e, &l)) {
         const int status = rfi_engine_memory(e, r, &l);
         rfi_layout_free(&l);
@@ -80,27 +82,46 @@ static int open_input(struct engine *e, const rf_engine_input *in, int *own)
     return fd;
 }
 
+/* A mapped input that another input follows is copied into the records'
+ * buffer: its hash is taken now, in a pass of its own (one mapped input
+ * alone is hashed while its records are counted, rfi_layout_init). */
+static void feed_mapped(struct engine *e, const rf_records *r)
+{
+    if (e->mapped >= 0 && r->map_)
+        rfi_watch_feed(&e->inputs, e->mapped, r->data, r->size);
+    e->mapped = -1;
+}
+
 /* Add one input to r, up to `limit` bytes in all: *more when it goes on
- * beyond them (then *fd is left open, positioned after what was read). */
+ * beyond them (then *fd is left open, positioned after what was read, and
+ * *slot is its watch entry).  Bytes read are fed to the input's watch
+ * entry; a file mapped becomes e->mapped. */
 static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in, size_t limit,
-                     int *fd, int *own, int *more)
+                     int *fd, int *own, int *more, long *slot)
 {
     *more = 0;
     *fd = -1;
     *own = 0;
+    *slot = -1;
+    feed_mapped(e, r);
     if (in->data) {
         const int err = rf_records_add_bytes(r, in->data, in->size);
         return err ? rfi_engine_nomem(e->err) : 0;
     }
     if ((*fd = open_input(e, in, own)) < 0)
         return 1;
-    if (rfi_watch_add(&e->inputs, *fd, *own, in->name, e->err) != 0) {
+    if (rfi_watch_add(&e->inputs, *fd, *own, in->name, slot, e->err) != 0) {
         if (*own)
             close(*fd);
         *fd = -1;
         return 1;
     }
+    const size_t before = r->size;
     const int err = rf_records_add_fd_max(r, *fd, limit, more);
+    if (!err && r->map_ && before == 0)
+        e->mapped = *slot; /* hashed when counted, or by feed_mapped */
+    else if (!err)
+        rfi_watch_feed(&e->inputs, *slot, r->data + before, r->size - before);
     if (err)
         rfi_engine_fail(e->err, err == ENOMEM ? RF_ENOMEM : RF_EIO,
                  err == ENOMEM ? RF_ENGINE_OP_NONE : RF_ENGINE_OP_READ, in->name, err);
@@ -124,7 +145,8 @@ static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t 
     rfi_engine_phase(e, RF_ENGINE_READ, e->size_hint);
     for (size_t i = 0; i < n; i++) {
         int fd, own, more;
-        if (add_input(e, &r, &in[i], limit, &fd, &own, &more) != 0)
+        long slot;
+        if (add_input(e, &r, &in[i], limit, &fd, &own, &more, &slot) != 0)
             goto done;
         rfi_engine_progress(e, r.size);
         if (more) { /* too big for memory: external from here on */
@@ -137,6 +159,7 @@ static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t 
             rd.watch = &e->inputs;
             rfi_reader_map(&rd, rfi_reader_window(e->budget));
             rfi_reader_prefix(&rd, r.data, r.size, fd, own, in[i].name);
+            rd.slot = slot; /* the input goes on on fd */
             status = rfi_engine_external(e, &rd);
             rfi_reader_close(&rd);
             goto done;
@@ -199,6 +222,7 @@ rf_status rf_engine_shuffle(const rf_engine_options *o, const rf_engine_input *i
         .temp = o->temp,
         .temp_ctx = o->temp_ctx,
         .err = err,
+        .mapped = -1,
     };
     const rf_status st = rf_keyed_order_init(&e.order, o->rng, o->key);
     if (st != RF_OK)

@@ -15,6 +15,7 @@
 
 #include "common/thread.h"
 #include "engine_internal.h"
+#include "records/bytesum.h"
 
 /* Records of one keyed block (riffle.h: keys come in blocks of 2^16). */
 #define BLOCK ((uint64_t)1 << 16)
@@ -34,8 +35,11 @@ struct counter {
     const struct layout *l;
     size_t *counts; /* per piece */
     size_t lo, hi;  /* pieces */
+    uint64_t sum;   /* of the pieces' bytes, when the layout is hashed */
 };
 
+/* A mapped file is hashed here too (watch.h), each piece right after its
+ * count, while it is in the cache: no pass of its own over the file. */
 static void count_pieces(struct counter *c)
 {
     const struct layout *l = c->l;
@@ -43,6 +47,8 @@ static void count_pieces(struct counter *c)
         const uint64_t at = l->begin + (uint64_t)i * PIECE;
         const uint64_t len = l->size - at < PIECE ? l->size - at : PIECE;
         c->counts[i] = rf_delims_count(l->data + at, (size_t)len, l->delim);
+        if (l->hashed)
+            c->sum += rfi_bytesum_range(l->data, l->size, at, at + len);
     }
 }
 
@@ -54,7 +60,7 @@ static void *count_main(void *arg)
 
 /* counts[i] = delimiters in piece i, pieces shared among threads (a thread
  * that cannot start is counted here). */
-static void count_all(const struct layout *l, size_t *counts, size_t pieces, unsigned threads)
+static void count_all(struct layout *l, size_t *counts, size_t pieces, unsigned threads)
 {
     struct counter c[RFI_THREADS_MAX];
     pthread_t tid[RFI_THREADS_MAX];
@@ -63,7 +69,7 @@ static void count_all(const struct layout *l, size_t *counts, size_t pieces, uns
     if (threads > pieces)
         threads = pieces ? (unsigned)pieces : 1;
     for (unsigned t = 0; t < threads; t++) {
-        c[t] = (struct counter){l, counts, pieces * t / threads, pieces * (t + 1) / threads};
+        c[t] = (struct counter){l, counts, pieces * t / threads, pieces * (t + 1) / threads, 0};
         if (t > 0)
             started[t] = rfi_thread_start(&tid[t], count_main, &c[t]);
     }
@@ -74,6 +80,8 @@ static void count_all(const struct layout *l, size_t *counts, size_t pieces, uns
         else
             count_pieces(&c[t]);
     }
+    for (unsigned t = 0; t < threads; t++)
+        l->sum += c[t].sum;
 }
 
 /* Block starts: record c * BLOCK begins after the delimiter numbered
@@ -97,6 +105,7 @@ static void find_blocks(struct layout *l, const size_t *counts, size_t pieces)
 int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *r)
 {
     *l = (struct layout){.data = r->data, .size = r->size, .delim = r->delim};
+    l->hashed = e->mapped >= 0 && r->map_ != NULL;
     /* The --header records: kept in place, before the items. */
     uint64_t head = 0;
     for (; head < e->header && l->begin < l->size; head++) {
@@ -106,6 +115,8 @@ int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *
     if (l->begin > l->size)
         l->begin = l->size; /* the header ended with an unterminated record */
     l->header = head;
+    if (l->hashed)
+        l->sum = rfi_bytesum_range(l->data, l->size, 0, l->begin);
     if (l->begin == l->size)
         return 0;
     const uint64_t bytes = l->size - l->begin;
