@@ -26,6 +26,10 @@
 
 /* Keys drawn at a time. */
 #define KEY_BATCH 512
+/* Bytes searched for record ends at a time: a cache-resident window, its
+ * ends found 64 bytes at a time (rf_delims_find) rather than one memchr
+ * call per record. */
+#define END_WINDOW ((size_t)4096)
 /* The smallest slot: a frame header and a short record. */
 #define SLOT_MIN ((size_t)RFI_DIST_FRAME + 64)
 
@@ -48,6 +52,8 @@ struct rf_engine_scatter {
     uint64_t check;            /* the frames' check field */
     uint64_t keys[KEY_BATCH];
     size_t kpos, kn;
+    uint64_t ends[END_WINDOW]; /* where the next records start, found ahead */
+    size_t epos, en;
     unsigned char *buf[2];     /* the rounds' frames, taking turns */
     size_t cap[2];
     int cur;                   /* the buffer of this round */
@@ -203,7 +209,11 @@ static rf_status peek_key(rf_engine_scatter *s, uint64_t *key)
 }
 
 /* The record at s->pos: its bytes in the segment (*len of them) and
- * whether its delimiter is the one added after the segment. */
+ * whether its delimiter is the one added after the segment.  Its end is
+ * the next of s->ends when one is found ahead (a window of the segment
+ * searched at once, ends used in order as s->pos moves: advance), else
+ * searched for alone (a record longer than the window, or one ending at
+ * the segment's end without a delimiter). */
 static const unsigned char *record_at(rf_engine_scatter *s, size_t *len, int *added)
 {
     const struct dist_view *v = &s->v;
@@ -212,10 +222,33 @@ static const unsigned char *record_at(rf_engine_scatter *s, size_t *len, int *ad
         g = &v->seg[++s->seg];
     const uint64_t off = s->pos - g->at;
     const unsigned char *p = g->p + off;
-    const unsigned char *q = memchr(p, v->delim, (size_t)(g->size - off));
+    const size_t rest = (size_t)(g->size - off);
+    if (s->epos == s->en) {
+        s->epos = 0;
+        s->en = rf_delims_find(p, rest < END_WINDOW ? rest : END_WINDOW, v->delim, s->pos,
+                               s->ends);
+    }
+    if (s->epos < s->en) {
+        *added = 0;
+        *len = (size_t)(s->ends[s->epos] - s->pos);
+        return p;
+    }
+    const unsigned char *q = memchr(p, v->delim, rest);
     *added = q == NULL;
-    *len = q ? (size_t)(q - p) + 1 : (size_t)(g->size - off);
+    *len = q ? (size_t)(q - p) + 1 : rest;
     return p;
+}
+
+/* Past the record at s->pos, of `bytes` bytes (its added delimiter
+ * counted), as record_at found it. */
+static void advance(rf_engine_scatter *s, size_t bytes)
+{
+    s->pos += bytes;
+    if (s->epos < s->en)
+        s->epos++;
+    s->number++;
+    s->handed++;
+    s->kpos++;
 }
 
 /* This round's buffer with slots of at least `stride` bytes: a larger
@@ -281,10 +314,7 @@ static int take_one(rf_engine_scatter *s, size_t room, rf_engine_error *err)
     if (s->lane && d == s->lane_owner) {
         if (take_local(s, rec, len, added, key, err) != 0)
             return -1;
-        s->pos += len + (size_t)added;
-        s->number++;
-        s->handed++;
-        s->kpos++;
+        advance(s, len + (size_t)added);
         return 1;
     }
     struct slot *b = &s->slot[d];
@@ -309,10 +339,7 @@ static int take_one(rf_engine_scatter *s, size_t room, rf_engine_error *err)
     b->len += entry;
     b->records++;
     b->last = s->number;
-    s->pos += bytes;
-    s->number++;
-    s->handed++;
-    s->kpos++;
+    advance(s, bytes);
     return 1;
 }
 
