@@ -22,7 +22,10 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "audit_rules.h"
 
@@ -47,9 +50,11 @@ struct audit_rules_acc {
     uint64_t gap_open;       /* misses since the last hit */
     int gap_started;
     uint64_t *coupon;        /* coupon_cells counts */
-    unsigned char seen[64];
-    size_t seen_count;
+    uint64_t seen, all_seen; /* the classes seen in the open segment; all of them */
     uint64_t segment;        /* games in the open coupon segment */
+    /* each card's rank and suit when there is a poker test (n <= 52): two
+     * table reads instead of two divisions per card of the hand */
+    unsigned char rank_of[64], suit_of[64];
 };
 
 static size_t gap_cells(size_t n)
@@ -89,6 +94,11 @@ audit_rules_acc *audit_rules_new(size_t n)
     r->ranks = audit_poker_ranks(n);
     r->classes = audit_coupon_classes(n);
     r->class_size = r->classes ? n / r->classes : 1;
+    r->all_seen = r->classes >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << r->classes) - 1;
+    for (size_t c = 0; r->ranks && c < n; c++) {
+        r->rank_of[c] = (unsigned char)(c % r->ranks);
+        r->suit_of[c] = (unsigned char)(c / r->ranks);
+    }
     r->hits = AUDIT_GAP_HITS(n);
     r->gap_cells = n ? gap_cells(n) : 1;
     r->coupon_cells = coupon_cells(r->classes);
@@ -125,24 +135,72 @@ void audit_rules_restart(audit_rules_acc *r)
     r->have_prev = 0;
     r->gap_started = 0;
     r->gap_open = 0;
-    memset(r->seen, 0, sizeof r->seen);
-    r->seen_count = 0;
+    r->seen = 0;
     r->segment = 0;
 }
 
 /* The centred card x = 2 c - (n - 1) is below 0 exactly for the low half
  * (c < n / 2), for n even and odd. */
+/* Positions [from, n) of a pair, one at a time; the count of positions
+ * going from the low half to the high half. */
+static size_t pair_scalar(const uint32_t *restrict a, int32_t *restrict prev,
+                          int64_t *restrict part, size_t from, size_t n)
+{
+    const int32_t centre = (int32_t)n - 1;
+    size_t up = 0;
+    for (size_t p = from; p < n; p++) {
+        const int32_t x = 2 * (int32_t)a[p] - centre, y = prev[p];
+        up += (y < 0) & (x >= 0);
+        part[p] += (int64_t)x * y;
+        prev[p] = x;
+    }
+    return up;
+}
+
+#if defined(__SSE2__)
+/* Four positions at a time with SSE2 (the x86-64 baseline), the same integer
+ * arithmetic as pair_scalar: |x|, |y| <= n - 1 < 2^15 fit 16 bits, so
+ * pmaddwd of x with y's low 16 bits (its high 16 cleared) is x y exactly,
+ * widened to 64 bits by its sign before it is added.  Returns the positions
+ * done; *up gets their count. */
+#define PAIR_VECTOR_MAX_N 32768
+static size_t pair_sse2(const uint32_t *a, int32_t *prev, int64_t *part, size_t n,
+                        size_t *up)
+{
+    const __m128i centre = _mm_set1_epi32((int32_t)n - 1);
+    const __m128i low16 = _mm_set1_epi32(0xffff);
+    __m128i ups = _mm_setzero_si128();
+    size_t p = 0;
+    for (; p + 4 <= n; p += 4) {
+        const __m128i cards = _mm_loadu_si128((const __m128i *)(const void *)(a + p));
+        const __m128i x = _mm_sub_epi32(_mm_slli_epi32(cards, 1), centre);
+        const __m128i y = _mm_loadu_si128((const __m128i *)(void *)(prev + p));
+        ups = _mm_add_epi32(ups, _mm_srli_epi32(_mm_andnot_si128(x, y), 31));
+        const __m128i xy = _mm_madd_epi16(x, _mm_and_si128(y, low16));
+        const __m128i sign = _mm_srai_epi32(xy, 31);
+        __m128i *const sums = (__m128i *)(void *)(part + p);
+        _mm_storeu_si128(sums, _mm_add_epi64(_mm_loadu_si128(sums),
+                                             _mm_unpacklo_epi32(xy, sign)));
+        _mm_storeu_si128(sums + 1, _mm_add_epi64(_mm_loadu_si128(sums + 1),
+                                                 _mm_unpackhi_epi32(xy, sign)));
+        _mm_storeu_si128((__m128i *)(void *)(prev + p), x);
+    }
+    int32_t lanes[4];
+    _mm_storeu_si128((__m128i *)(void *)lanes, ups);
+    *up = (size_t)lanes[0] + (size_t)lanes[1] + (size_t)lanes[2] + (size_t)lanes[3];
+    return p;
+}
+#endif
+
 static void add_pair(audit_rules_acc *r, const uint32_t *a)
 {
     const size_t n = r->n;
-    const int32_t centre = (int32_t)n - 1;
-    size_t up = 0;
-    for (size_t p = 0; p < n; p++) {
-        const int32_t x = 2 * (int32_t)a[p] - centre, y = r->prev[p];
-        up += (y < 0) & (x >= 0);
-        r->serial_part[p] += (int64_t)x * y;
-        r->prev[p] = x;
-    }
+    size_t up = 0, done = 0;
+#if defined(__SSE2__)
+    if (n <= PAIR_VECTOR_MAX_N)
+        done = pair_sse2(a, r->prev, r->serial_part, n, &up);
+#endif
+    up += pair_scalar(a, r->prev, r->serial_part, done, n);
     r->runs[up]++;
     r->pairs++;
     if (++r->unflushed == r->flush_every) {
@@ -178,17 +236,26 @@ static void add_coupon(audit_rules_acc *r, uint32_t first)
 {
     const size_t c = r->class_size == 1 ? first : first / r->class_size;
     r->segment++;
-    if (!r->seen[c]) {
-        r->seen[c] = 1;
-        r->seen_count++;
-    }
-    if (r->seen_count < r->classes)
+    /* a mask, not a branch on whether the class is new: that branch is
+     * taken at random */
+    r->seen |= (uint64_t)1 << c;
+    if (r->seen != r->all_seen)
         return;
     const uint64_t k = r->segment - r->classes;
     r->coupon[k < r->coupon_cells - 1 ? k : r->coupon_cells - 1]++;
-    memset(r->seen, 0, sizeof r->seen);
-    r->seen_count = 0;
+    r->seen = 0;
     r->segment = 0;
+}
+
+static void add_poker(audit_rules_acc *r, const uint32_t *a)
+{
+    size_t rank[5];
+    int flush = 1;
+    for (size_t i = 0; i < 5; i++) {
+        rank[i] = r->rank_of[a[i]];
+        flush &= r->suit_of[a[i]] == r->suit_of[a[0]];
+    }
+    r->poker[audit_poker_category(rank, flush, r->ranks)]++;
 }
 
 void audit_rules_add(audit_rules_acc *r, const uint32_t *a)
@@ -202,7 +269,7 @@ void audit_rules_add(audit_rules_acc *r, const uint32_t *a)
     else
         keep_first(r, a);
     if (r->ranks)
-        r->poker[audit_poker_hand(a, r->ranks)]++;
+        add_poker(r, a);
     add_gap(r, a[0]);
     if (r->classes >= 2)
         add_coupon(r, a[0]);

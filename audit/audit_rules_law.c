@@ -68,6 +68,17 @@ static int category(const size_t *r, size_t ranks, int flush)
     return groups == 3 ? AUDIT_POKER_TWO_PAIR : AUDIT_POKER_PAIR;
 }
 
+int audit_poker_category(size_t *r, int flush, size_t ranks)
+{
+    for (size_t i = 1; i < 5; i++)
+        for (size_t j = i; j > 0 && r[j - 1] > r[j]; j--) {
+            const size_t t = r[j];
+            r[j] = r[j - 1];
+            r[j - 1] = t;
+        }
+    return category(r, ranks, flush);
+}
+
 int audit_poker_hand(const uint32_t *c, size_t ranks)
 {
     size_t r[5];
@@ -75,13 +86,8 @@ int audit_poker_hand(const uint32_t *c, size_t ranks)
     for (size_t i = 0; i < 5; i++) {
         r[i] = c[i] % ranks;
         flush &= c[i] / ranks == c[0] / ranks;
-        for (size_t j = i; j > 0 && r[j - 1] > r[j]; j--) {
-            const size_t t = r[j];
-            r[j] = r[j - 1];
-            r[j - 1] = t;
-        }
     }
-    return category(r, ranks, flush);
+    return audit_poker_category(r, flush, ranks);
 }
 
 static uint64_t choose4(size_t m)

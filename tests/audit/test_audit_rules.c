@@ -256,6 +256,53 @@ static void tests_of(const audit_rules_acc *r, audit_test *t)
     audit_rules_tests(r, t);
 }
 
+/* The accumulator's counts of runs and serial sums against a direct
+ * computation, for sizes that fill whole groups of four positions and sizes
+ * that leave one to three over (the vectorised and the plain loop). */
+static void counts_match_direct(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {2, 3, 4, 5, 6, 7, 8, 9, 13, 52, 61};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const size_t n = sizes[s], h = n / 2, games = 300;
+        audit_rules_acc *r = audit_rules_new(n);
+        assert_non_null(r);
+        rf_rng g;
+        assert_int_equal(rf_rng_seed_u64(&g, RF_RNG_XOSHIRO256PP, 7 + n), RF_OK);
+        uint32_t a[64], last[64];
+        uint64_t runs[33] = {0};
+        double serial[64] = {0};
+        const double c = (double)n - 1.0;
+        for (size_t t = 0; t < games; t++) {
+            for (size_t i = 0; i < n; i++)
+                a[i] = (uint32_t)i;
+            rf_shuffle_u32(&g, a, n);
+            audit_rules_add(r, a);
+            if (t > 0) {
+                size_t up = 0;
+                for (size_t p = 0; p < n; p++) {
+                    up += last[p] < h && a[p] >= h;
+                    serial[p] += (2.0 * last[p] - c) * (2.0 * a[p] - c);
+                }
+                runs[up]++;
+            }
+            memcpy(last, a, n * sizeof *a);
+        }
+        audit_rules_counts k;
+        audit_rules_get_counts(r, &k);
+        assert_int_equal(k.pairs, games - 1);
+        assert_int_equal(k.runs_cells, h + 1);
+        for (size_t j = 0; j <= h; j++)
+            assert_int_equal(k.runs[j], runs[j]);
+        double z[64];
+        audit_rules_serial_z(r, z);
+        const double scale = (((double)n * (double)n - 1.0) / 3.0) * sqrt((double)(games - 1));
+        for (size_t p = 0; p < n; p++)
+            assert_true(z[p] == serial[p] / scale);
+        audit_rules_free(r);
+    }
+}
+
 static void fair_stream_passes(void **state)
 {
     (void)state;
@@ -336,6 +383,7 @@ int main(void)
         cmocka_unit_test(runs_and_serial_enumerated),
         cmocka_unit_test(gap_enumerated),
         cmocka_unit_test(coupon_enumerated),
+        cmocka_unit_test(counts_match_direct),
         cmocka_unit_test(fair_stream_passes),
         cmocka_unit_test(repeats_are_caught),
         cmocka_unit_test(level_and_key_bits),
