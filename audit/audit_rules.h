@@ -38,10 +38,10 @@ const char *audit_poker_name(int hand);
 size_t audit_poker_ranks(size_t n);
 /* The category of the five distinct cards c[0..5) of such a deck. */
 int audit_poker_hand(const uint32_t *c, size_t ranks);
-/* The category of five cards given by their ranks r[0..5) (any order; sorted
- * in place) and whether they share a suit: the accumulator looks both up in
- * a table of the deck's cards rather than dividing each card. */
-int audit_poker_category(size_t *r, int flush, size_t ranks);
+/* The category of five cards given by their ranks r[0..5) (any order) and
+ * whether they share a suit: the accumulator looks both up in a table of the
+ * deck's cards rather than dividing each card. */
+int audit_poker_category(const size_t *r, int flush, size_t ranks);
 /* The number of five-card hands of each category, counted over the multisets
  * of ranks (ranks >= 5); they add up to C(4 ranks, 5). */
 void audit_poker_counts(size_t ranks, uint64_t counts[AUDIT_POKER_HANDS]);

@@ -68,15 +68,35 @@ static int category(const size_t *r, size_t ranks, int flush)
     return groups == 3 ? AUDIT_POKER_TWO_PAIR : AUDIT_POKER_PAIR;
 }
 
-int audit_poker_category(size_t *r, int flush, size_t ranks)
+/* The ranks as a mask and as counts, not sorted: each hand of a trial is
+ * classified this way, and the exact counts above sort a multiset of ranks
+ * (category), so the enumeration in the unit tests checks one against the
+ * other. */
+int audit_poker_category(const size_t *r, int flush, size_t ranks)
 {
-    for (size_t i = 1; i < 5; i++)
-        for (size_t j = i; j > 0 && r[j - 1] > r[j]; j--) {
-            const size_t t = r[j];
-            r[j] = r[j - 1];
-            r[j - 1] = t;
-        }
-    return category(r, ranks, flush);
+    unsigned mask = 0, repeats = 0;
+    unsigned char count[16] = {0};
+    unsigned top = 1;
+    for (size_t i = 0; i < 5; i++) {
+        repeats += (mask >> r[i]) & 1u;
+        mask |= 1u << r[i];
+        const unsigned m = ++count[r[i]];
+        top = m > top ? m : top;
+    }
+    if (repeats == 0) {
+        const unsigned low = mask & -mask;
+        const int straight = mask == 0x1fu * low ||
+                             mask == (1u | 0xfu << (ranks - 4));
+        return straight && flush ? AUDIT_POKER_STRAIGHT_FLUSH
+               : straight        ? AUDIT_POKER_STRAIGHT
+               : flush           ? AUDIT_POKER_FLUSH
+                                 : AUDIT_POKER_HIGH_CARD;
+    }
+    if (top == 4)
+        return AUDIT_POKER_FOUR;
+    if (top == 3)
+        return repeats == 3 ? AUDIT_POKER_FULL_HOUSE : AUDIT_POKER_THREE;
+    return repeats == 2 ? AUDIT_POKER_TWO_PAIR : AUDIT_POKER_PAIR;
 }
 
 int audit_poker_hand(const uint32_t *c, size_t ranks)
