@@ -4,7 +4,8 @@
  * separated by blanks or commas; a card is a name of the standard deck (AS,
  * 10H, QD, the suit symbols, the jokers BJ and RJ: `riffle deal`'s names) or
  * a number 1..n.  Every deck holds the same cards; blank lines and lines
- * starting with '#' are skipped.  The whole file is read and checked before
+ * starting with '#' are skipped, and so is a first line card1,card2,...,cardN
+ * (the header of `riffle deal --count=N --csv --header`).  The whole file is read and checked before
  * any test runs: a bad line is named and nothing is reported.
  */
 #include <ctype.h>
@@ -148,6 +149,27 @@ static int keep_deck(audit_log *log, const reader *r)
     return 0;
 }
 
+/* Whether the line is the header "card1,card2,...": each token "card" and
+ * its own number, counting from 1. */
+static int is_header(const char *s, size_t len)
+{
+    size_t tokens = 0;
+    for (size_t i = 0; i < len;) {
+        while (i < len && is_separator(s[i]))
+            i++;
+        if (i == len)
+            break;
+        if (len - i < 5 || memcmp(s + i, "card", 4) != 0 || !isdigit((unsigned char)s[i + 4]))
+            return 0;
+        char *end;
+        const unsigned long number = strtoul(s + i + 4, &end, 10);
+        if (number != ++tokens || (end < s + len && !is_separator(*end)))
+            return 0;
+        i = (size_t)(end - s);
+    }
+    return tokens > 0;
+}
+
 static int read_lines(FILE *f, reader *r, audit_log *log)
 {
     char *line = NULL;
@@ -160,6 +182,8 @@ static int read_lines(FILE *f, reader *r, audit_log *log)
         while (i < (size_t)got && is_separator(line[i]))
             i++;
         if (i == (size_t)got || line[i] == '#')
+            continue;
+        if (log->decks == 0 && r->n == 0 && is_header(line, (size_t)got))
             continue;
         const long count = read_cards(r, line, (size_t)got);
         if (count < 0 || check_deck(r, (size_t)count) != 0)

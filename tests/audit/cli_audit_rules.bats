@@ -164,6 +164,27 @@ EOF
     [[ "$output" == *'"trials": 500'* ]]
 }
 
+@test "--from-log: the CSV of riffle deal --count=N --csv, with or without its header, reads as the plain log" {
+    make_log 6 400 52 0 names | grep -v '^#' > "$T/plain.log"
+    sed 's/ /,/g' "$T/plain.log" > "$T/deals.csv"
+    { seq 52 | sed 's/^/card/' | paste -sd,; cat "$T/deals.csv"; } > "$T/header.csv"
+    run "$RIFFLE" audit --from-log="$T/plain.log" --json
+    [ "$status" -ne 1 ]
+    plain=$(printf '%s\n' "$output" | tests_of)
+    [[ "$output" == *'"trials": 400'* ]]
+    for f in deals.csv header.csv; do
+        run "$RIFFLE" audit --from-log="$T/$f" --json
+        [ "$status" -ne 1 ]
+        [[ "$output" == *'"trials": 400'* ]]
+        [ "$(printf '%s\n' "$output" | tests_of)" = "$plain" ]
+    done
+    # a header that does not count from card1 is a bad line, not a header
+    { seq 2 53 | sed 's/^/card/' | paste -sd,; cat "$T/deals.csv"; } > "$T/bad.csv"
+    run "$RIFFLE" audit --from-log="$T/bad.csv"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: audit: $T/bad.csv:1: 'card2' is not a card (a name such as AS or 10H, or a number)" ]
+}
+
 @test "--from-log: a bad line is named, and nothing is reported" {
     make_log 4 5 52 0 names > "$T/good.log"
     check() { # expected message, then the log's text
