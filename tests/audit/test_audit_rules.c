@@ -303,6 +303,104 @@ static void counts_match_direct(void **state)
     }
 }
 
+/* Decks of n = 8 whose first cards follow a script: the gaps between the
+ * games whose first card is 0 (the one hit card at n = 8) and the coupon
+ * segments, counted by hand; a restart forgets the open gap and segment. */
+static void add_first(audit_rules_acc *r, uint32_t first)
+{
+    uint32_t a[8];
+    for (uint32_t i = 0; i < 8; i++)
+        a[i] = (first + i) % 8;
+    audit_rules_add(r, a);
+}
+
+static void gap_and_coupon_counted(void **state)
+{
+    (void)state;
+    audit_rules_acc *r = audit_rules_new(8);
+    assert_non_null(r);
+    /* hits at games 2, 5, 6 and 14: gaps of 2, 0 and 7 misses; the first
+     * 12 games show all 8 classes, a segment of 8 + 4 */
+    static const uint32_t script[] = {3, 0, 5, 5, 0, 0, 1, 2, 3, 4, 6, 7, 5, 0};
+    for (size_t i = 0; i < sizeof script / sizeof script[0]; i++)
+        add_first(r, script[i]);
+    audit_rules_restart(r);
+    /* after the restart: a gap of 1 from the next hit; the 5 0 of the open
+     * segment and the 7 misses before it are forgotten */
+    static const uint32_t after[] = {4, 4, 0, 6, 0, 1, 2, 3, 5, 6, 7, 1, 4};
+    for (size_t i = 0; i < sizeof after / sizeof after[0]; i++)
+        add_first(r, after[i]);
+    audit_rules_counts c;
+    audit_rules_get_counts(r, &c);
+    assert_int_equal(c.coupon_classes, 8);
+    assert_true(c.gap_cells > 8 && c.coupon_cells > 8);
+    uint64_t gaps = 0, segments = 0;
+    for (size_t k = 0; k < c.gap_cells; k++)
+        gaps += c.gaps[k];
+    for (size_t k = 0; k < c.coupon_cells; k++)
+        segments += c.coupon[k];
+    assert_int_equal(gaps, 4);
+    assert_int_equal(c.gaps[0], 1);
+    assert_int_equal(c.gaps[1], 1);
+    assert_int_equal(c.gaps[2], 1);
+    assert_int_equal(c.gaps[7], 1);
+    /* the second segment: 4 4 0 6 0 1 2 3 5 6 7 is 11 games, 8 + 3 */
+    assert_int_equal(segments, 2);
+    assert_int_equal(c.coupon[4], 1);
+    assert_int_equal(c.coupon[3], 1);
+    assert_int_equal(c.pairs, sizeof script / sizeof script[0] - 1 +
+                                  sizeof after / sizeof after[0] - 1);
+    audit_rules_free(r);
+}
+
+/* The serial statistic is z' S^-1 z with S = (1 - b) I + b J, b = 1/(n - 1)^2:
+ * the closed form against S solved by Gaussian elimination. */
+static double quadratic_form(const double *z, size_t n)
+{
+    double m[16][17];
+    const double b = 1.0 / (((double)n - 1.0) * ((double)n - 1.0));
+    for (size_t i = 0; i < n; i++) {
+        for (size_t j = 0; j < n; j++)
+            m[i][j] = i == j ? 1.0 : b;
+        m[i][n] = z[i];
+    }
+    for (size_t k = 0; k < n; k++)
+        for (size_t i = k + 1; i < n; i++) {
+            const double f = m[i][k] / m[k][k];
+            for (size_t j = k; j <= n; j++)
+                m[i][j] -= f * m[k][j];
+        }
+    double w[16], q = 0.0;
+    for (size_t i = n; i-- > 0;) {
+        double v = m[i][n];
+        for (size_t j = i + 1; j < n; j++)
+            v -= m[i][j] * w[j];
+        w[i] = v / m[i][i];
+        q += z[i] * w[i];
+    }
+    return q;
+}
+
+static void serial_statistic_is_the_quadratic_form(void **state)
+{
+    (void)state;
+    static const size_t sizes[] = {3, 5, 8, 13};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const size_t n = sizes[s];
+        audit_rules_acc *r = audit_rules_new(n);
+        assert_non_null(r);
+        run_stream(r, n, 400, 7); /* a repeat now and then: z far from 0 */
+        double z[16];
+        audit_rules_serial_z(r, z);
+        audit_test t[AUDIT_RULES_TESTS];
+        tests_of(r, t);
+        assert_true(t[1].applicable);
+        assert_close(t[1].df, (double)n, 0.0);
+        assert_close(t[1].stat, quadratic_form(z, n), 1e-9);
+        audit_rules_free(r);
+    }
+}
+
 static void fair_stream_passes(void **state)
 {
     (void)state;
@@ -384,6 +482,8 @@ int main(void)
         cmocka_unit_test(gap_enumerated),
         cmocka_unit_test(coupon_enumerated),
         cmocka_unit_test(counts_match_direct),
+        cmocka_unit_test(gap_and_coupon_counted),
+        cmocka_unit_test(serial_statistic_is_the_quadratic_form),
         cmocka_unit_test(fair_stream_passes),
         cmocka_unit_test(repeats_are_caught),
         cmocka_unit_test(level_and_key_bits),
