@@ -23,7 +23,8 @@ enum {
     OPT_MEMORY,
     OPT_THREADS,
     OPT_PROGRESS,
-    OPT_NO_PROGRESS
+    OPT_NO_PROGRESS,
+    OPT_CSV
 };
 
 /* --threads above this is surely a mistake. */
@@ -63,6 +64,7 @@ static const struct option riffle_longopts[] = {
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"split", required_argument, NULL, CLI_OPT_SEED},
     {"output-pattern", required_argument, NULL, 'o'},
+    {"csv", no_argument, NULL, OPT_CSV},
     {NULL, 0, NULL, 0},
 };
 static const struct option shuf_longopts[] = {
@@ -83,6 +85,9 @@ static const char usage_riffle[] =
     "                              environment has RIFFLE_PRODUCTION=1)\n"
     "      --header=K            output the first K lines first, in place; -n counts\n"
     "                              only the shuffled lines after them\n"
+    "      --csv                 records are CSV records (RFC 4180), not lines: a\n"
+    "                              quoted field may hold newlines; --header, -n and\n"
+    "                              --split count records\n"
     "      --memory=SIZE         use at most SIZE bytes of memory: an integer with an\n"
     "                              optional suffix K, M, G, T (powers of 1024, an\n"
     "                              optional B after it), or N% of the memory riffle\n"
@@ -290,6 +295,10 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     }
     if (strcmp(name, "output-pattern") == 0)
         return cli_set_once(&o->output_pattern, arg, "output patterns");
+    if (!o->shuf_mode && c == OPT_CSV) {
+        o->csv = 1;
+        return CLI_CONTINUE;
+    }
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
                           c == OPT_PROGRESS || c == OPT_NO_PROGRESS))
         return on_riffle_option(o, c, arg);
@@ -360,6 +369,22 @@ static int check_split(struct shuf_opts *o)
     return split_set_pattern(&o->split, o->output_pattern);
 }
 
+/* --csv records come from files only, cut at newlines outside quotes. */
+static int check_csv(const struct shuf_opts *o)
+{
+    if (!o->csv)
+        return CLI_CONTINUE;
+    if (o->delim != '\n')
+        return cli_usage(NULL, "cannot combine --csv and -z");
+    if (o->echo)
+        return cli_usage(NULL, "cannot combine --csv and -e");
+    if (o->have_range)
+        return cli_usage(NULL, "cannot combine --csv and -i");
+    if (o->repeat)
+        return cli_usage(NULL, "cannot combine --csv and -r");
+    return CLI_CONTINUE;
+}
+
 /* riffle's own options, after shuf's checks. */
 static int check_riffle(struct shuf_opts *o)
 {
@@ -373,6 +398,8 @@ static int check_riffle(struct shuf_opts *o)
         o->threads = cores > 0 ? (unsigned)(cores < MAX_THREADS ? cores : MAX_THREADS) : 1;
     }
     if (o->tmpdir && cli_check_tmpdir(o->tmpdir) != CLI_CONTINUE)
+        return CLI_FAIL;
+    if (check_csv(o) != CLI_CONTINUE)
         return CLI_FAIL;
     return check_split(o);
 }
