@@ -163,6 +163,7 @@ static int open_next(struct reader *rd)
 {
     const rf_engine_input *in = &rd->inputs[rd->next_input++];
     rd->name = in->name ? in->name : "";
+    rd->csv_lines = 0; /* everything before was handed out */
     if (in->data) {
         rfi_reader_prefix(rd, in->data, in->size, -1, 0, rd->name);
         return 0;
@@ -360,16 +361,16 @@ static int end_of_input(struct reader *rd)
 {
     if (rd->csv && rd->end > rd->start && open_quote(rd) != 0)
         return -1;
-    if (rd->csv) {
-        rd->csv_lines = 0;
-        rd->csv_scanned = 0;
-        rd->csv_quoted = 0;
-    }
     close_input(rd);
     if (rd->end > rd->start && rd->buf[rd->end - 1] != rd->delim) {
         if (make_room(rd, 1) != 0)
             return nomem(rd);
         rd->buf[rd->end++] = rd->delim;
+    }
+    if (rd->csv) { /* the next input's lines: its bytes still buffered do not count */
+        rd->csv_lines = -(int64_t)rf_delims_count(rd->buf + rd->start, rd->end - rd->start, '\n');
+        rd->csv_scanned = 0;
+        rd->csv_quoted = 0;
     }
     return 0;
 }
@@ -396,7 +397,9 @@ int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len)
                 return 1;
             }
         }
-        if (rd->fd < 0 && rd->end > rd->start && rd->buf[rd->end - 1] != rd->delim) {
+        /* (CSV: whatever is left, even ending with a line feed, is unfinished) */
+        if (rd->fd < 0 && rd->end > rd->start &&
+            (rd->csv || rd->buf[rd->end - 1] != rd->delim)) {
             if (end_of_input(rd) != 0) /* a prefix that ended inside a record */
                 return -1;
             continue;
