@@ -52,6 +52,9 @@ SODIUM_CFLAGS := $(shell $(PKG_CONFIG) --cflags libsodium 2>/dev/null)
 SODIUM_LIBS   := $(shell $(PKG_CONFIG) --libs libsodium 2>/dev/null || echo -lsodium)
 CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 LIB_DEPS      := $(SODIUM_LIBS) -lgmp -lpthread -lm
+# The program's compressed inputs and outputs (cli/decompress.c, cli/compress.c);
+# the library itself needs neither.
+CLI_DEPS      := $(shell $(PKG_CONFIG) --libs zlib libzstd 2>/dev/null || echo -lz -lzstd)
 
 ALL_CPPFLAGS := -D_GNU_SOURCE -Iinclude $(SODIUM_CFLAGS) $(CPPFLAGS)
 ALL_CFLAGS   := $(WARNINGS) $(CFLAGS)
@@ -173,7 +176,7 @@ $(AUDIT_LIB): $(AUDIT_OBJS)
 	$(AR) rcs $@ $^
 
 $(RIFFLE): $(CLI_OBJS) $(AUDIT_LIB) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(AUDIT_LIB) $(STATIC) $(LIB_DEPS)
+	$(CC) $(LDFLAGS) -o $@ $(CLI_OBJS) $(AUDIT_LIB) $(STATIC) $(CLI_DEPS) $(LIB_DEPS)
 
 # Invoked as `shuf`, riffle accepts exactly shuf's interface.
 $(BUILD)/shuf: $(RIFFLE)
@@ -217,7 +220,7 @@ $(BUILD)/completion/gen_completions.o: cli/completion/gen_completions.c cli/cli_
 	$(CC) $(ALL_CPPFLAGS) -Icli $(ALL_CFLAGS) -c -o $@ $<
 
 $(GEN_COMPLETIONS): $(BUILD)/completion/gen_completions.o $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS)) $(AUDIT_LIB) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_DEPS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CLI_DEPS) $(LIB_DEPS)
 
 $(BUILD)/completions/riffle.bash: $(GEN_COMPLETIONS)
 	@mkdir -p $(@D)
@@ -237,7 +240,7 @@ $(BUILD)/fuzz_cli/%.o: fuzz/%.c $(wildcard include/*.h cli/*.h)
 	$(CC) $(ALL_CPPFLAGS) -Icli $(ALL_CFLAGS) -c -o $@ $<
 
 $(CLI_ARGV): $(BUILD)/fuzz_cli/cli_argv.o $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJS)) $(AUDIT_LIB) $(STATIC)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIB_DEPS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CLI_DEPS) $(LIB_DEPS)
 
 # The sanitizer build's library cannot be loaded by a plain interpreter: the
 # package is built and tested with the plain build only.

@@ -8,8 +8,10 @@
  *   audit_odometer.c  the draw-tree odometer (every sequence of bounded draws)
  *   audit_exact.c   exact enumeration (odometer, dynamic programmes)
  *   audit_trials.c  statistical mode: accumulate trials, run the tests
+ *                   (its threads start in audit_thread.c, signals blocked)
  *   audit_power.c   what a test that found nothing could have found
  *                   (noncentral chi-square)
+ *   audit_verdict.c the verdict over every test and size (audit_verdict.h)
  *   audit_output.c  external shufflers (--cmd): check and parse an output
  *                   (running them is the program's: cli/audit_runner.c)
  *   audit_report.c  text and JSON reports;  audit_html.c  HTML + SVG report
@@ -191,8 +193,13 @@ void audit_exact_clear(audit_exact *e);
 #define AUDIT_EXACT_MAX_FULL 9
 int audit_exact_run(const audit_algo *al, size_t n, unsigned param, int force_walk,
                     audit_exact *e);
-/* The odometer itself on any shuffle function (for tests). */
+/* The odometer itself on any shuffle function (for tests).  It first checks
+ * the tree with audit_exact_fits. */
 int audit_exact_walk(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact *e);
+/* Whether the draw tree of fn on n items is small enough to walk, estimated
+ * from a few random paths before any walking: 0 if so, else -1 with e->error
+ * naming the largest n that fits. */
+int audit_exact_fits(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact *e);
 
 /* What the reports say about an exact distribution (fractions are exact). */
 typedef struct audit_exact_summary {
@@ -293,6 +300,12 @@ typedef struct audit_size_result {
     audit_test tests[AUDIT_T_COUNT];
     const audit_acc *acc;    /* statistical mode */
     const audit_exact *ex;   /* exact mode */
+    /* Statistical mode: the deviations ruled out with probability r->power
+     * (audit_verdict.c): the smallest relative bias of an item (block) to land
+     * in a position (block), INFINITY when none; the smallest total variation
+     * among the n! orderings, NAN when the orderings test did not run on
+     * every ordering. */
+    double ruled_out_bias, ruled_out_tv;
 } audit_size_result;
 
 typedef struct audit_result {
@@ -304,7 +317,7 @@ typedef struct audit_result {
     uint64_t seed;
     double alpha;
     const char *verdict;     /* "fair", "biased", "broken", "inconclusive" */
-    char reason[256];
+    char reason[384];
     size_t nsizes;
     audit_size_result *sizes;
     double seconds;
@@ -325,6 +338,14 @@ typedef struct audit_result {
     uint64_t max_output;     /* bytes per trial, at the largest deck size */
     uint64_t timed_out, over_output;
     int strays_caught;       /* a subreaper caught descendants that left the group */
+    /* The design of the looks (audit_verdict.h): fixed, nlooks looks sharing
+     * alpha equally, or sequential, look number `look` (from 1) of an
+     * open-ended series that stops when it rejects or rules out an
+     * item-position bias of `deviation`. */
+    int sequential;
+    size_t look, nlooks;
+    double deviation;
+    double look_level;       /* the family-wise level of this look */
 } audit_result;
 
 /* The exit status of a verdict: 0 fair, 2 biased or broken, 3 inconclusive. */

@@ -98,6 +98,93 @@ static int store_distribution(audit_exact *e, const u128 *acc, u128 den)
     return 0;
 }
 
+/* ---- the size of a draw tree, before walking it ------------------------- */
+
+/* Knuth's estimator (D. E. Knuth, "Estimating the efficiency of backtrack
+ * programs", Math. Comp. 29, 1975): along a path chosen by uniform draws, the
+ * product of the draw bounds is an unbiased estimate of the number of leaves
+ * of the tree.  Where every path has the same product (Fisher-Yates and its
+ * wrong variants, sort keys) one probe is exact; PROBES of them, averaged,
+ * bound the others well enough to refuse a walk that could never end in time.
+ * The probes draw from a fixed seed, so a refusal is reproducible. */
+#define PROBES 32
+#define PROBE_SEED 0x9e3779b97f4a7c15u
+
+typedef struct probe {
+    rf_rng g;
+    double product;
+    size_t depth;
+} probe;
+
+static uint64_t probe_below(void *ctx, uint64_t n)
+{
+    probe *p = ctx;
+    p->product *= (double)n;
+    p->depth++;
+    return p->depth > AUDIT_ODOMETER_MAX_DRAWS ? 0 : rf_below(&p->g, n);
+}
+
+static uint64_t probe_next64(void *ctx)
+{
+    return rf_rng_next64(&((probe *)ctx)->g);
+}
+
+/* The estimated number of draw paths of fn on n items; -1 without memory. */
+static double estimate_paths(audit_shuffle_fn fn, size_t n, unsigned param)
+{
+    probe p;
+    rf_rng g;
+    uint32_t *a = malloc(n * sizeof *a + 1);
+    uint32_t *scratch = malloc(AUDIT_SCRATCH(n) * sizeof *scratch);
+    const rf_source src = {probe_next64, probe_below, &p};
+    double sum = -1.0;
+    if (a != NULL && scratch != NULL &&
+        rf_rng_seed_u64(&p.g, RF_RNG_XOSHIRO256PP, PROBE_SEED) == RF_OK &&
+        rf_rng_from_source(&g, &src) == RF_OK) {
+        sum = 0.0;
+        for (int k = 0; k < PROBES; k++) {
+            p.product = 1.0;
+            p.depth = 0;
+            for (size_t i = 0; i < n; i++)
+                a[i] = (uint32_t)i;
+            fn(&g, a, n, param, scratch);
+            sum += p.product;
+        }
+        sum /= PROBES;
+    }
+    free(scratch);
+    free(a);
+    return sum;
+}
+
+int audit_exact_fits(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact *e)
+{
+    const double paths = estimate_paths(fn, n, param);
+    if (paths < 0.0) {
+        snprintf(e->error, sizeof e->error, "out of memory");
+        return -1;
+    }
+    if (paths <= (double)WALK_MAX_PATHS)
+        return 0;
+    size_t fits = 0;
+    for (size_t m = 1; m < n; m++) {
+        const double at_m = estimate_paths(fn, m, param);
+        if (at_m < 0.0 || at_m > (double)WALK_MAX_PATHS)
+            break;
+        fits = m;
+    }
+    if (fits == 0)
+        snprintf(e->error, sizeof e->error,
+                 "exact mode: about %.3g draw paths at n = %zu, more than %llu, "
+                 "even at n = 1", paths, n, (unsigned long long)WALK_MAX_PATHS);
+    else
+        snprintf(e->error, sizeof e->error,
+                 "exact mode: about %.3g draw paths at n = %zu, more than %llu; "
+                 "the largest n that fits is %zu", paths, n,
+                 (unsigned long long)WALK_MAX_PATHS, fits);
+    return -1;
+}
+
 /* ---- the walk ------------------------------------------------------------ */
 
 /* Add weight 1/p to acc[rank], keeping a common denominator *den. */
@@ -122,6 +209,8 @@ int audit_exact_walk(audit_shuffle_fn fn, size_t n, unsigned param, audit_exact 
     e->n = n;
     e->nperm = audit_factorial_u64(n);
     e->method = "odometer over every draw path";
+    if (audit_exact_fits(fn, n, param, e) != 0)
+        return -1;
     audit_odometer *w = malloc(sizeof *w);
     u128 *acc = calloc(e->nperm, sizeof *acc);
     uint32_t *a = malloc(n * sizeof *a + 1);

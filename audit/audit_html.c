@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "audit.h"
+#include "audit_verdict.h"
 
 #define FIG_W 720.0
 #define FIG_H 220.0
@@ -217,6 +218,14 @@ static void html_tests(FILE *f, const audit_size_result *sz)
         fputs("</td></tr>\n", f);
     }
     fputs("</table>\n", f);
+    if (sz->ruled_out_bias < INFINITY) {
+        fprintf(f, "<p>Ruled out with %g%% power: an item-position bias of %.2g%% or more",
+                100.0 * AUDIT_POWER, 100.0 * sz->ruled_out_bias);
+        if (isfinite(sz->ruled_out_tv))
+            fprintf(f, "; a total variation of %.2g%% or more among the orderings",
+                    100.0 * sz->ruled_out_tv);
+        fputs(".</p>\n", f);
+    }
 }
 
 static void html_exact(FILE *f, const audit_exact *e)

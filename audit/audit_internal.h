@@ -6,7 +6,15 @@
 #ifndef RIFFLE_AUDIT_INTERNAL_H
 #define RIFFLE_AUDIT_INTERNAL_H
 
+#include <pthread.h>
+
 #include "audit.h"
+
+/* ---- audit_thread.c ----------------------------------------------------- */
+
+/* pthread_create with every asynchronous signal blocked in the new thread
+ * (the caller's mask is left as it was).  Returns pthread_create's result. */
+int audit_thread_start(pthread_t *tid, void *(*fn)(void *), void *arg);
 
 /* ---- audit_exact.c ------------------------------------------------------ */
 

@@ -242,7 +242,22 @@ static void text_exact(FILE *f, const audit_size_result *sz)
 
 /* ---- text: statistical mode ----------------------------------------------- */
 
-static void text_tests(FILE *f, const audit_size_result *sz)
+/* The deviations a size ruled out (audit_verdict.c), in words. */
+static void text_ruled_out(FILE *f, const audit_size_result *sz, double power)
+{
+    if (!(sz->ruled_out_bias < INFINITY) || sz->acc == NULL)
+        return;
+    const size_t b = sz->acc->blocks;
+    fprintf(f, "  ruled out with %g%% power: an item-position bias of %.2g%% or more (%s)",
+            100.0 * power, 100.0 * sz->ruled_out_bias,
+            b == sz->n ? "any item, any position" : "over blocks of items and positions");
+    if (isfinite(sz->ruled_out_tv))
+        fprintf(f, "; a total variation of %.2g%% or more among the %llu orderings",
+                100.0 * sz->ruled_out_tv, (unsigned long long)sz->acc->nperm);
+    fputc('\n', f);
+}
+
+static void text_tests(FILE *f, const audit_size_result *sz, double power)
 {
     fprintf(f, "n = %zu: %llu trials\n", sz->n, (unsigned long long)sz->trials);
     fprintf(f, "  %-20s %12s %9s %10s %10s %8s  %s\n", "test", "statistic", "df", "p-value",
@@ -274,6 +289,7 @@ static void text_tests(FILE *f, const audit_size_result *sz)
     if (best != NULL)
         fprintf(f, "  smallest deviation these trials could find: w = %.3g (%s)\n",
                 best->detectable_w, best->name);
+    text_ruled_out(f, sz, power);
 }
 
 static void text_command(FILE *f, const audit_result *r)
@@ -305,12 +321,19 @@ void audit_report_text(FILE *f, const audit_result *r)
         if (r->sizes[i].ex != NULL)
             text_exact(f, &r->sizes[i]);
         else
-            text_tests(f, &r->sizes[i]);
+            text_tests(f, &r->sizes[i], r->power);
     }
-    if (r->stat_known)
+    if (r->stat_known && !r->sequential)
         fprintf(f, "power: detect-w is the deviation (Cohen's w) each test would find "
                    "with %g%% power at level %.3g; \"fair\" needs w <= %g at every size\n",
                 100.0 * r->power, r->test_level, r->promised_w);
+    if (r->stat_known && r->sequential)
+        fprintf(f, "sequential: look %zu, level %.3g = alpha / (%zu x %zu); detect-w is the "
+                   "deviation (Cohen's w) each test would find with %g%% power at level "
+                   "%.3g; the audit stops when a test rejects or an item-position bias of "
+                   "%g%% is ruled out at every size\n",
+                r->look, r->look_level, r->look, r->look + 1, 100.0 * r->power,
+                r->test_level, 100.0 * r->deviation);
     if (strcmp(r->kind, "command") == 0 && strcmp(r->mode, "statistical") == 0)
         text_command(f, r);
     if (r->time_limited)
@@ -452,7 +475,11 @@ static void json_stat(FILE *f, const audit_size_result *sz)
         json_str(f, t->note);
         fputc('}', f);
     }
-    fputs("]", f);
+    fputs("], \"ruled_out\": {\"item_position_bias\": ", f);
+    json_num(f, sz->ruled_out_bias);
+    fputs(", \"total_variation\": ", f);
+    json_num(f, sz->ruled_out_tv);
+    fputc('}', f);
     if (a != NULL) {
         fprintf(f, ", \"blocks\": %zu, \"position_counts\": [", a->blocks);
         for (size_t i = 0; i < a->blocks; i++) {
@@ -488,7 +515,12 @@ static void json_power(FILE *f, const audit_result *r)
         fprintf(f, "%llu", (unsigned long long)r->trials_to_decide);
     else
         fputs("null", f);
-    fprintf(f, ", \"time_limited\": %s}", r->time_limited ? "true" : "false");
+    fprintf(f, ", \"time_limited\": %s, \"design\": \"%s\", \"look\": %zu, \"look_level\": ",
+            r->time_limited ? "true" : "false", r->sequential ? "sequential" : "fixed", r->look);
+    json_num(f, r->look_level);
+    fputs(", \"deviation\": ", f);
+    json_num(f, r->sequential ? r->deviation : NAN);
+    fputc('}', f);
 }
 
 void audit_report_json(FILE *f, const audit_result *r)

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit.h"
+#include "audit_internal.h"
 
 #define ORDER_MAX_N 9         /* 9! = 362880 counters per thread */
 #define FULL_MATRIX_MAX_N 32  /* beyond this the matrix is blocked */
@@ -399,7 +399,7 @@ int audit_run_builtin(const audit_algo *al, unsigned param, uint64_t seed,
                         .hashes = acc->hashes, .hash_cap = acc->hash_cap};
         memcpy(w[i].key, key, sizeof key);
         if (worker_prepare(&w[i], acc) != 0 ||
-            pthread_create(&tid[i], NULL, worker_main, &w[i]) != 0)
+            audit_thread_start(&tid[i], worker_main, &w[i]) != 0)
             goto join;
         started++;
     }

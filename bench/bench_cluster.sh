@@ -210,7 +210,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi_run() {
     ip netns exec "$(node 0)" /usr/bin/time -f '%e' -o "$work/time" \
         mpirun.openmpi -np "$1" --hostfile "$work/hosts" --map-by node \
-        --mca plm_rsh_agent "$work/agent" --mca btl "$2" \
+        --mca plm_rsh_agent "$work/agent" --mca btl "$2" --mca pml ob1 \
         --mca btl_tcp_if_include 198.18.0.0/24 --mca oob_tcp_if_include 198.18.0.0/24 \
         --mca mpi_yield_when_idle 1 --mca hwloc_base_binding_policy none \
         "$rmpi" --seed=1 --threads="$threads" --stats "$data" -o "$3" \
@@ -226,6 +226,14 @@ stat_max() {
         /^riffle-mpi: stats: rank / { for (i = 3; i <= NF; i++) if ($i == c) k = i; next }
         /^riffle-mpi: stats: [0-9]/ && k { if (!n++ || $k + 0 > m) m = $k + 0 }
         END { if (n) print m; else print "-" }' "$work/stats"
+}
+
+# stat_sum COLUMN: the sum of a --stats column over the ranks
+stat_sum() {
+    awk -v c="$1" '
+        /^riffle-mpi: stats: rank / { for (i = 3; i <= NF; i++) if ($i == c) k = i; next }
+        /^riffle-mpi: stats: [0-9]/ && k { s += $k }
+        END { print s + 0 }' "$work/stats"
 }
 
 # stat_cpu: the largest user + system seconds of any rank
@@ -261,9 +269,12 @@ want=$work/want
 # The model's compute constant: riffle-mpi on one rank with one thread (as
 # each rank has here), no transport but self, inside node 0 so that nothing
 # leaves the namespaces: CPU seconds (user + system of the rank) per input
-# byte, the least of two runs or REPS, and wire bytes per input byte ("sent"
-# on one rank is every record's wire form).  sync first: the input and
-# riffle's output just written would otherwise be flushed during it.
+# byte, the least of two runs or REPS.  One rank is a one-process run (the
+# engine riffle uses: nothing packed, sent or parsed), so this c is a lower
+# bound of a rank's work among P; the wire bytes per input byte, w, are measured on the
+# P-rank run below (every rank sends its own records to itself too).  sync
+# first: the input and riffle's output just written would otherwise be
+# flushed during it.
 sync
 rate=none
 shape
@@ -279,16 +290,14 @@ while [ "$r" -lt 2 ] || [ "$r" -lt "$reps" ]; do
     fi
     r=$((r + 1))
 done
-sent1=$(stat_max sent_MB)
 for col in sent_MB exchange_s user_s sys_s; do
     [ "$(stat_max "$col")" != - ] || die "riffle-mpi --stats printed no $col column"
 done
 c=$(awk -v t="$cpu1" -v b="$bytes" 'BEGIN { printf "%.2f", t / b * 1e9 }')
-w=$(awk -v s="$sent1" -v b="$bytes" 'BEGIN { printf "%.3f", s * 1e6 / b }')
 echo
 echo "input: $(awk -v b="$bytes" 'BEGIN { printf "%.0f MB", b / 1e6 }') (bench_lib.sh's ~50-byte lines); $p nodes, $threads thread(s) per rank"
 echo "calibration, P = 1, one thread, no network: wall $wall1 s, CPU $cpu1 s:" \
-    "c = $c CPU s per GB of a rank's share, w = $w wire bytes per input byte"
+    "c = $c CPU s per GB of a rank's share"
 echo "(docs/BENCHMARKS_MPI.md's constants: c = 4.5, w = 1.47)"
 
 # measure: REPS runs at $rate, the fastest kept: $wall, $work/stats, and
@@ -377,6 +386,7 @@ rate=none
 shape
 measure
 cn=$(awk -v t="$(stat_cpu)" -v b="$bytes" -v p="$p" 'BEGIN { printf "%.2f", t / (b / p) * 1e9 }')
+w=$(awk -v s="$(stat_sum sent_MB)" -v b="$bytes" 'BEGIN { printf "%.3f", s * 1e6 / b }')
 row
 for rate in $rates; do
     [ "$rate" != none ] || continue
@@ -385,7 +395,7 @@ for rate in $rates; do
     row
 done
 
-echo "calibration, the $p ranks on unshaped links: c = $cn CPU s per GB of a rank's share (its busiest rank)"
+echo "calibration, the $p ranks on unshaped links: c = $cn CPU s per GB of a rank's share (its busiest rank), w = $w wire bytes per input byte (all ranks' sent over the input)"
 echo
 echo "### Measured (the fastest of $reps run(s) per rate; every output cmp-equal to riffle's)"
 echo

@@ -32,7 +32,9 @@ ps=${PS:-1 2 4}
 . "$(dirname "$0")/bench_lib.sh"
 bench_require bench_mpi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl=self,vader
+# ob1: the layer vader runs under, named so that MPI_Init does not probe
+# fabric libraries first (riffle-mpi(1), TUNING)
+export OMPI_MCA_mpi_yield_when_idle=1 OMPI_MCA_btl=self,vader OMPI_MCA_pml=ob1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_hwloc_base_binding_policy=none
 cores=$(nproc)
 out=$tmp/riffle-bench-mpi.out

@@ -148,7 +148,17 @@ static void cleanup_on_signal(int sig)
         rmdir(cleanup_dir);
     }
     errno = saved;
-    signal(sig, SIG_DFL);
+    /* Then what was there before: the default action, or the handler of
+     * cleanup.c that removes the program's own temporaries (a --report in
+     * progress) and dies of the signal in turn. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    const struct sigaction *before = &dfl;
+    for (size_t i = 0; i < nsigs; i++)
+        if (handled_sigs[i] == sig)
+            before = &saved_action[i];
+    sigaction(sig, before, NULL);
     raise(sig);
 }
 

@@ -21,6 +21,16 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* A failed read of input `name` (not a failed open): "NAME: reason", or,
  * under the shuf name, GNU shuf's "read error: reason". */
 void cli_read_error(const char *name, int err);
+
+/* Every record of the files (none: standard input; "-" is standard input),
+ * read with getdelim and handed to fn without its delimiter: its bytes,
+ * its number across the files (from 0), its file and its line there (from
+ * 1).  fn returns 0 to go on, else the reading stops (fn printed why).  An
+ * unreadable file is reported.  Returns 0, or 1 after a message. */
+typedef int cli_record_fn(void *ctx, char *rec, size_t len, uint64_t pos, const char *name,
+                          uint64_t line);
+int cli_each_record(char **files, int n_files, unsigned char delim, cli_record_fn *fn,
+                    void *ctx);
 /* cli_error, then "Try 'prog --help' for more information."; returns 1.
  * `cmd` names a subcommand for the hint ("deal"), or NULL. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -24,12 +24,11 @@ extern const struct cli_options cli_sample_options;  /* cmd_sample.c */
 extern const struct cli_options cli_scatter_options; /* cmd_scatter.c */
 extern const struct cli_options cli_gather_options;  /* cmd_gather.c */
 extern const struct cli_options cli_rng_options;     /* cmd_rng.c */
-extern const struct cli_options cli_audit_options;   /* cmd_audit.c (its own parser) */
+extern const struct cli_options cli_audit_options;   /* cmd_audit.c */
 extern const struct cli_options cli_riffle_options;  /* shuf_options.c: riffle's shuffle */
 extern const struct cli_options cli_shuf_options;    /* shuf_options.c: as `shuf` */
 
-/* The tables above, ending with NULL.  (`riffle audit` parses its options
- * itself, exact names only, from its table; the fuzzer bounds its runs.) */
+/* The tables above, ending with NULL. */
 extern const struct cli_options *const cli_all_options[];
 
 #endif /* RIFFLE_CLI_OPTIONS_H */

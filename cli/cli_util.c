@@ -326,3 +326,48 @@ int cli_named_temps(void)
     const char *s = getenv("RIFFLE_NAMED_TEMPS");
     return s && *s;
 }
+
+/* One file of cli_each_record; *pos counts on across files. */
+static int each_in_file(const char *name, unsigned char delim, cli_record_fn *fn, void *ctx,
+                        uint64_t *pos)
+{
+    const int is_stdin = strcmp(name, "-") == 0;
+    FILE *f = is_stdin ? stdin : fopen(name, "r");
+    if (!f) {
+        cli_error("%s: %s", cli_quote_file(name), strerror(errno));
+        return 1;
+    }
+    char *rec = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    uint64_t line = 0;
+    int bad = 0;
+    while (!bad && (got = getdelim(&rec, &cap, delim, f)) >= 0) {
+        size_t len = (size_t)got;
+        if (len && rec[len - 1] == (char)delim)
+            len--;
+        bad = fn(ctx, rec, len, (*pos)++, name, ++line) != 0;
+    }
+    if (!bad && ferror(f)) {
+        cli_read_error(name, errno ? errno : EIO);
+        bad = 1;
+    }
+    free(rec);
+    if (is_stdin)
+        clearerr(f);
+    else
+        fclose(f);
+    return bad;
+}
+
+int cli_each_record(char **files, int n_files, unsigned char delim, cli_record_fn *fn,
+                    void *ctx)
+{
+    uint64_t pos = 0;
+    if (n_files == 0)
+        return each_in_file("-", delim, fn, ctx, &pos);
+    for (int i = 0; i < n_files; i++)
+        if (each_in_file(files[i], delim, fn, ctx, &pos) != 0)
+            return 1;
+    return 0;
+}

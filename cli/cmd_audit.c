@@ -1,13 +1,12 @@
 /*
- * cmd_audit.c -- `riffle audit`: options, the run plan and the verdict.
+ * cmd_audit.c -- `riffle audit`: options, the run plan and the reports.
  *
- * Statistical mode looks at the data a few times (adaptive trials): after
- * each look every applicable test of every deck size is Holm-adjusted, and the
- * audit stops as "biased" as soon as an adjusted p-value falls below
- * alpha / looks (Bonferroni over the looks keeps the family-wise error at
- * alpha).  "fair" needs the whole budget.
+ * Statistical mode looks at the data a few times (adaptive trials) and asks
+ * the audit library for the verdict after each look (audit_verdict.h); it
+ * stops as soon as the verdict is final.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -17,33 +16,41 @@
 
 #include "audit.h"
 #include "audit_runner.h"
+#include "audit_verdict.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "cli_options.h"
 #include "commands.h"
+#include "dist.h"
 
-#define MAX_SIZES 16
+#define MAX_SIZES AUDIT_MAX_SIZES
 #define DEFAULT_N 8
 #define DEFAULT_CMD_N 6
 #define DEFAULT_ALPHA 0.001
-#define DEFAULT_CMD_TRIALS 2000
+/* The sequential design: the first look (trials per size), in-process and
+ * with --cmd; the trial cap when --max-trials is not given (the time budget
+ * ends a run first); the trials the accumulators are sized for (the order
+ * counts of n <= 9 kept when n! fits, the duplicate-orderings test's room);
+ * and the default time budget, in seconds. */
+#define SEQ_FIRST ((uint64_t)1024)
+#define SEQ_FIRST_CMD ((uint64_t)64)
+#define SEQ_MAX_TRIALS ((uint64_t)1 << 40)
+#define SEQ_ROOM ((uint64_t)1 << 26)
+#define SEQ_ROOM_CMD ((uint64_t)1 << 20)
+#define DEFAULT_BUDGET 60.0
 #define MAX_JOBS 256
-/* What "fair" promises (docs/audit.md, "What a verdict means"): every deck
- * size had a test able to find, with probability AUDIT_POWER at its level, a
- * deviation of Cohen's w = AUDIT_PROMISED_W; else the verdict is inconclusive. */
-#define AUDIT_POWER 0.9
-#define AUDIT_PROMISED_W 0.25
-#define MIN_EXPECTED 5.0 /* Cochran's rule, as the tests apply it */
 
 enum { EXIT_FAIR = 0, EXIT_ERROR = 1, EXIT_BIASED = 2, EXIT_INCONCLUSIVE = 3 };
 
 typedef struct audit_opts {
     const char *name, *cmd, *report, *as_shuffler;
+    struct dist_file *report_file; /* --report, opened before the work */
     unsigned param;
     size_t sizes[MAX_SIZES], nsizes;
-    int exact, walk, json, list, help, seed_set, progress;
+    int exact, walk, json, list, help, seed_set, progress, deviation_set;
     uint64_t trials, max_trials, seed, max_output;
     unsigned jobs, threads;
-    double alpha, timeout, time_limit;
+    double alpha, timeout, time_limit, deviation;
 } audit_opts;
 
 static const char usage_text[] =
@@ -57,9 +64,15 @@ static const char usage_text[] =
     "  --exact           exact distribution by enumerating every draw sequence\n"
     "  --walk            with --exact: walk every path even where a dynamic\n"
     "                    programme would do\n"
-    "  --trials=N        exactly N trials per size (default: adaptive)\n"
-    "  --max-trials=N    budget of the adaptive mode\n"
-    "  --alpha=A         family-wise false-alarm rate (default 0.001)\n"
+    "  --trials=N        exactly N trials per size, judged once (default:\n"
+    "                    sequential, looking after 1024, 2048, 4096, ... trials;\n"
+    "                    64, 128, ... with --cmd)\n"
+    "  --deviation=D     the item-position bias the sequential audit rules out\n"
+    "                    before it calls a shuffler fair (default 0.01: 1%)\n"
+    "  --budget=SECONDS  bound the sequential audit's time (default 60)\n"
+    "  --max-trials=N    bound its trials per size\n"
+    "  --alpha=A         family-wise false-alarm rate over every look\n"
+    "                    (default 0.001)\n"
     "  --seed=S          seed of the in-process trials (default: random, printed)\n"
     "  --threads=T       threads for in-process trials\n"
     "  --jobs=J          concurrent processes with --cmd\n"
@@ -69,7 +82,7 @@ static const char usage_text[] =
     "                    stderr (default: 4 x the input, at least 4096); such a\n"
     "                    trial is broken\n"
     "  --time-limit=SECONDS  stop starting trials after this long and judge what\n"
-    "                    was gathered\n"
+    "                    was gathered (the same as --budget)\n"
     "  --progress        progress on stderr (default: when it is a terminal)\n"
     "  --json            the full report as JSON (docs/audit-json.md)\n"
     "  --report=FILE     also write a self-contained HTML report with figures\n"
@@ -77,10 +90,11 @@ static const char usage_text[] =
     "  --as-shuffler=NAME  act as a line shuffler running algorithm NAME\n"
     "  -h, --help        this help\n"
     "\n"
-    "Exit status: 0 fair (no test finds bias, and the tests could have found a\n"
-    "deviation of Cohen's w = 0.25 with 90% power), 2 biased or broken, 3\n"
-    "inconclusive (too few trials to say: the report gives how many would\n"
-    "decide), 1 on error.\n";
+    "Exit status: 0 fair (no test finds bias, and the tests ruled out, with 90%\n"
+    "power, an item-position bias of --deviation; with --trials: could have found\n"
+    "a deviation of Cohen's w = 0.25), 2 biased or broken, 3 inconclusive (the\n"
+    "budget ended first: the report says which bias was ruled out and how many\n"
+    "trials would decide), 1 on error.\n";
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -125,20 +139,21 @@ static int parse_sizes(audit_opts *o, const char *s)
     return ret == 0 && o->nsizes > 0 ? 0 : -1;
 }
 
-/* The options: their names and whether they take a value (audit parses
- * them itself, exact names only, --name=VALUE or --name VALUE), exported for
- * the command-line fuzzer (cli_options.h).  `val` indexes what a repeat of a
- * value option with another value says ("multiple seeds specified":
- * cli_set_once, the rule of every command). */
+/* The options, exported for the completions and the command-line fuzzer
+ * (cli_options.h).  A value option given again must have the same value
+ * ("multiple seeds specified": cli_set_once, the rule of every command):
+ * given[] holds the value of each, indexed from A_FIRST. */
 enum {
-    A_N, A_TRIALS, A_MAX_TRIALS, A_ALPHA, A_SEED, A_THREADS, A_JOBS, A_REPORT, A_CMD,
-    A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_WITH_VALUE, /* flags: */
-    A_EXACT = A_WITH_VALUE, A_WALK, A_JSON, A_LIST, A_PROGRESS, A_HELP
+    A_FIRST = CLI_OPT_FIRST_FREE,
+    A_N = A_FIRST, A_TRIALS, A_MAX_TRIALS, A_ALPHA, A_SEED, A_THREADS, A_JOBS, A_REPORT,
+    A_CMD, A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_DEVIATION,
+    A_WITH_VALUE, /* flags: */
+    A_EXACT = A_WITH_VALUE, A_WALK, A_JSON, A_LIST, A_PROGRESS
 };
-static const char *const plural[A_WITH_VALUE] = {
+static const char *const plural[A_WITH_VALUE - A_FIRST] = {
     "deck sizes", "trial counts", "trial budgets", "alphas", "seeds", "thread counts",
     "job counts", "report files", "commands", "shufflers", "timeouts", "output limits",
-    "time limits",
+    "time limits", "deviations",
 };
 static const struct option audit_longopts[] = {
     {"n", required_argument, NULL, A_N},
@@ -154,141 +169,126 @@ static const struct option audit_longopts[] = {
     {"timeout", required_argument, NULL, A_TIMEOUT},
     {"max-output", required_argument, NULL, A_MAX_OUTPUT},
     {"time-limit", required_argument, NULL, A_TIME_LIMIT},
+    {"budget", required_argument, NULL, A_TIME_LIMIT},
+    {"deviation", required_argument, NULL, A_DEVIATION},
     {"exact", no_argument, NULL, A_EXACT},
     {"walk", no_argument, NULL, A_WALK},
     {"json", no_argument, NULL, A_JSON},
     {"list", no_argument, NULL, A_LIST},
     {"progress", no_argument, NULL, A_PROGRESS},
-    {"help", no_argument, NULL, A_HELP},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 const struct cli_options cli_audit_options = {"audit", 0, "h", audit_longopts};
 
-/* The option named opt, or NULL. */
-static const struct option *find_option(const char *opt)
+static int parse_seconds(const char *v, double *t)
 {
-    for (const struct option *o = audit_longopts; o->name; o++)
-        if (strcmp(opt, o->name) == 0)
-            return o;
-    return NULL;
+    char *end;
+    *t = strtod(v, &end);
+    return end == v || *end != '\0' || !(*t > 0.0 && *t <= 1e7);
 }
 
-static int takes_value(const char *opt)
+static int parse_alpha(const char *v, double *a)
 {
-    const struct option *o = find_option(opt);
-    return o != NULL && o->has_arg == required_argument;
+    char *end;
+    *a = strtod(v, &end);
+    return end == v || *end != '\0' || !(*a > 0.0 && *a < 1.0);
 }
 
-/* A value given again must be the same: given[] holds the value each option
- * was given. */
-static int set_once(const char **given, const char *opt, const char *v)
-{
-    const int k = find_option(opt)->val;
-    if (cli_set_once(&given[k], v, plural[k]) != CLI_CONTINUE) {
-        cli_try_help("audit");
-        return EXIT_ERROR;
-    }
-    return 0;
-}
-
-static int set_flag(audit_opts *o, const char *opt)
-{
-    if (strcmp(opt, "exact") == 0)
-        o->exact = 1;
-    else if (strcmp(opt, "walk") == 0)
-        o->walk = o->exact = 1;
-    else if (strcmp(opt, "json") == 0)
-        o->json = 1;
-    else if (strcmp(opt, "list") == 0)
-        o->list = 1;
-    else if (strcmp(opt, "help") == 0)
-        o->help = 1;
-    else if (strcmp(opt, "progress") == 0)
-        o->progress = 1;
-    else
-        return usage_error("unrecognized option '--%s'", opt);
-    return 0;
-}
-
-static int set_value(audit_opts *o, const char *opt, const char *v)
+/* The value v of option c into o; nonzero if v is not valid. */
+static int set_value(audit_opts *o, int c, const char *v)
 {
     uint64_t x = 0;
-    int bad = 0;
-    if (strcmp(opt, "n") == 0)
-        bad = parse_sizes(o, v);
-    else if (strcmp(opt, "trials") == 0)
-        bad = parse_u64(v, &o->trials) || o->trials == 0;
-    else if (strcmp(opt, "max-trials") == 0)
-        bad = parse_u64(v, &o->max_trials) || o->max_trials == 0;
-    else if (strcmp(opt, "seed") == 0)
-        bad = parse_u64(v, &o->seed), o->seed_set = 1;
-    else if (strcmp(opt, "threads") == 0)
-        bad = parse_u64(v, &x) || x < 1 || x > 64, o->threads = (unsigned)x;
-    else if (strcmp(opt, "jobs") == 0)
-        bad = parse_u64(v, &x) || x < 1 || x > MAX_JOBS, o->jobs = (unsigned)x;
-    else if (strcmp(opt, "alpha") == 0) {
-        char *end;
-        o->alpha = strtod(v, &end);
-        bad = *end != '\0' || !(o->alpha > 0.0 && o->alpha < 1.0);
-    } else if (strcmp(opt, "timeout") == 0 || strcmp(opt, "time-limit") == 0) {
-        char *end;
-        const double t = strtod(v, &end);
-        bad = end == v || *end != '\0' || !(t > 0.0 && t <= 1e7);
-        *(strcmp(opt, "timeout") == 0 ? &o->timeout : &o->time_limit) = t;
-    } else if (strcmp(opt, "max-output") == 0) {
-        bad = parse_u64(v, &o->max_output) || o->max_output == 0 ||
-              o->max_output > ((uint64_t)1 << 40);
-    } else if (strcmp(opt, "report") == 0)
+    switch (c) {
+    case A_N:
+        return parse_sizes(o, v);
+    case A_TRIALS:
+        return parse_u64(v, &o->trials) || o->trials == 0;
+    case A_MAX_TRIALS:
+        return parse_u64(v, &o->max_trials) || o->max_trials == 0;
+    case A_SEED:
+        o->seed_set = 1;
+        return parse_u64(v, &o->seed);
+    case A_THREADS:
+        o->threads = parse_u64(v, &x) || x < 1 || x > 64 ? 0 : (unsigned)x;
+        return o->threads == 0;
+    case A_JOBS:
+        o->jobs = parse_u64(v, &x) || x < 1 || x > MAX_JOBS ? 0 : (unsigned)x;
+        return o->jobs == 0;
+    case A_ALPHA:
+        return parse_alpha(v, &o->alpha);
+    case A_TIMEOUT:
+        return parse_seconds(v, &o->timeout);
+    case A_TIME_LIMIT:
+        return parse_seconds(v, &o->time_limit);
+    case A_DEVIATION:
+        o->deviation_set = 1;
+        return parse_alpha(v, &o->deviation);
+    case A_MAX_OUTPUT:
+        return parse_u64(v, &o->max_output) || o->max_output == 0 ||
+               o->max_output > ((uint64_t)1 << 40);
+    case A_REPORT:
         o->report = v;
-    else if (strcmp(opt, "cmd") == 0)
+        return 0;
+    case A_CMD:
         o->cmd = v;
-    else
+        return 0;
+    default:
         o->as_shuffler = v;
-    if (bad)
-        return usage_error("invalid argument '%s'", v);
-    return 0;
+        return 0;
+    }
+}
+
+/* One option from getopt_long: 0 to go on, else the exit status. */
+static int take_option(audit_opts *o, const char **given, int c, const char *v)
+{
+    if (c >= A_FIRST && c < A_WITH_VALUE) {
+        if (cli_set_once(&given[c - A_FIRST], v, plural[c - A_FIRST]) != CLI_CONTINUE)
+            return cli_try_help("audit");
+        if (set_value(o, c, v) != 0)
+            return usage_error("invalid argument '%s'", v);
+        return 0;
+    }
+    switch (c) {
+    case A_EXACT:
+        o->exact = 1;
+        return 0;
+    case A_WALK:
+        o->walk = o->exact = 1;
+        return 0;
+    case A_JSON:
+        o->json = 1;
+        return 0;
+    case A_LIST:
+        o->list = 1;
+        return 0;
+    case A_PROGRESS:
+        o->progress = 1;
+        return 0;
+    case 'h':
+        o->help = 1;
+        return 0;
+    default: /* getopt_long said what was wrong */
+        return cli_try_help("audit");
+    }
 }
 
 static int parse_args(audit_opts *o, int argc, char **argv)
 {
-    const char *given[A_WITH_VALUE] = {NULL};
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "-h") == 0) {
-            o->help = 1;
-            continue;
-        }
-        if (arg[0] == '-' && arg[1] != '-' && arg[1] != '\0')
-            return usage_error("invalid option '%s'", arg);
-        if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
-            if (o->name != NULL)
-                return usage_error("extra operand '%s'", arg);
-            o->name = arg;
-            continue;
-        }
-        char opt[32];
-        const char *eq = strchr(arg + 2, '=');
-        const size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-        if (len >= sizeof opt)
-            return usage_error("unrecognized option '%s'", arg);
-        memcpy(opt, arg + 2, len);
-        opt[len] = '\0';
-        int status;
-        if (!takes_value(opt)) {
-            if (eq != NULL)
-                return usage_error("option '--%s' takes no argument", opt);
-            status = set_flag(o, opt);
-        } else if (eq != NULL || i + 1 < argc) {
-            const char *v = eq != NULL ? eq + 1 : argv[++i];
-            status = set_once(given, opt, v);
-            if (status == 0)
-                status = set_value(o, opt, v);
-        } else {
-            return usage_error("option '--%s' requires an argument", opt);
-        }
+    const char *given[A_WITH_VALUE - A_FIRST] = {NULL};
+    for (;;) {
+        const int c = getopt_long(argc, argv, cli_audit_options.shortopts, audit_longopts,
+                                  NULL);
+        if (c == -1)
+            break;
+        const int status = take_option(o, given, c, optarg);
         if (status != 0)
             return status;
     }
+    if (optind < argc)
+        o->name = argv[optind++];
+    if (optind < argc)
+        return usage_error("extra operand '%s'", argv[optind]);
     return 0;
 }
 
@@ -344,22 +344,32 @@ static double seconds_now(void)
 
 /* ---- writing the reports -------------------------------------------------- */
 
+/* The HTML report into the file opened before the work (dist_file: its
+ * temporary replaces the target only when complete). */
+static int write_html(const audit_opts *o, const audit_result *r)
+{
+    const int fd = dup(o->report_file->a.fd);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f == NULL && fd >= 0)
+        close(fd);
+    int bad = f == NULL || audit_report_html(f, r) != 0;
+    if (f != NULL && fclose(f) != 0)
+        bad = 1;
+    if (bad) {
+        fprintf(stderr, "riffle: audit: %s: %s\n", o->report, strerror(errno));
+        return EXIT_ERROR;
+    }
+    return dist_file_commit(o->report_file, o->report) == 0 ? 0 : EXIT_ERROR;
+}
+
 static int emit(const audit_opts *o, audit_result *r)
 {
     if (o->json)
         audit_report_json(stdout, r);
     else
         audit_report_text(stdout, r);
-    if (o->report != NULL) {
-        FILE *f = fopen(o->report, "w");
-        int bad = f == NULL || audit_report_html(f, r) != 0;
-        if (f != NULL && fclose(f) != 0)
-            bad = 1;
-        if (bad) {
-            fprintf(stderr, "riffle: audit: %s: %s\n", o->report, strerror(errno));
-            return EXIT_ERROR;
-        }
-    }
+    if (o->report != NULL && write_html(o, r) != 0)
+        return EXIT_ERROR;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "riffle: audit: write error: %s\n", strerror(errno));
         return EXIT_ERROR;
@@ -418,62 +428,35 @@ out:
 
 /* ---- statistical mode ------------------------------------------------------ */
 
+/* The looks: a fixed design (--trials) looks once; the sequential design
+ * looks after first, 2 first, 4 first, ... trials per size, up to cap (and
+ * the time budget), and its verdict spends alpha over the looks
+ * (audit_verdict.h). */
 typedef struct plan {
-    uint64_t looks[8];
-    size_t nlooks;
+    int sequential;
+    uint64_t first, cap;
 } plan;
 
-static plan make_plan(const audit_opts *o, size_t max_n)
+static plan make_plan(const audit_opts *o)
 {
-    plan p = {{0}, 0};
-    if (o->trials) {
-        p.looks[p.nlooks++] = o->trials;
-        return p;
-    }
-    uint64_t max = o->max_trials;
-    if (max == 0 && o->cmd != NULL)
-        max = DEFAULT_CMD_TRIALS;
-    if (max == 0) {
-        /* About 2^27 item moves per size: a second or two in-process. */
-        max = ((uint64_t)1 << 27) / (max_n ? max_n : 1);
-        max = max < 65536 ? 65536 : max > ((uint64_t)1 << 22) ? (uint64_t)1 << 22 : max;
-    }
-    /* Growing looks, each 4 times the last, from a quarter (--cmd) or a
-     * sixteenth of the budget; a budget too small to divide is one look. */
-    const uint64_t first = o->cmd ? max / 4 : max / 16;
-    for (uint64_t t = first; t > 0 && t < max && p.nlooks < 7; t *= 4)
-        p.looks[p.nlooks++] = t;
-    p.looks[p.nlooks++] = max;
-    return p;
+    if (o->trials)
+        return (plan){0, o->trials, o->trials};
+    const uint64_t cap = o->max_trials ? o->max_trials : SEQ_MAX_TRIALS;
+    const uint64_t first = o->cmd ? SEQ_FIRST_CMD : SEQ_FIRST;
+    return (plan){1, first < cap ? first : cap, cap};
 }
 
-/* Holm-adjust every applicable test of every size; the smallest adjusted
- * p-value is returned with its test and size. */
-static double adjust_all(audit_result *r, const audit_test **worst, size_t *worst_n)
+/* Trials per size at look k (from 1); 0 after the last look. */
+static uint64_t look_target(const plan *p, size_t k)
 {
-    double p[MAX_SIZES * AUDIT_T_COUNT] = {0}, adj[MAX_SIZES * AUDIT_T_COUNT];
-    audit_test *ref[MAX_SIZES * AUDIT_T_COUNT];
-    size_t m = 0, sz[MAX_SIZES * AUDIT_T_COUNT];
-    for (size_t s = 0; s < r->nsizes; s++)
-        for (int t = 0; t < AUDIT_T_COUNT; t++)
-            if (r->sizes[s].tests[t].applicable) {
-                ref[m] = &r->sizes[s].tests[t];
-                sz[m] = r->sizes[s].n;
-                p[m] = ref[m]->pvalue;
-                m++;
-            }
-    audit_holm(p, m, adj);
-    double best = 1.0;
-    *worst = NULL;
-    for (size_t i = 0; i < m; i++) {
-        ref[i]->adjusted = adj[i];
-        if (*worst == NULL || adj[i] < best) {
-            best = adj[i];
-            *worst = ref[i];
-            *worst_n = sz[i];
-        }
-    }
-    return best;
+    if (!p->sequential)
+        return k == 1 ? p->cap : 0;
+    uint64_t t = p->first;
+    for (size_t i = 1; i < k && t < p->cap; i++)
+        t = t > p->cap / 2 ? p->cap : 2 * t;
+    if (k > 1 && t == p->cap && look_target(p, k - 1) == p->cap)
+        return 0;
+    return t;
 }
 
 /* Batch numbers keep every (look, size) on its own generator streams. */
@@ -487,93 +470,6 @@ static int add_trials(const audit_opts *o, const audit_algo *al, unsigned param,
         fprintf(stderr, "riffle: audit: out of memory\n");
         return -1;
     }
-    return 0;
-}
-
-/* Trials per size that would give the best test of sz a detectable effect of
- * promised_w: w shrinks as 1/sqrt(trials) at a fixed df and level.  When no
- * test ran, the item-position test's needs: every cell expecting
- * MIN_EXPECTED, and the noncentrality of its df. */
-static uint64_t trials_needed(const audit_size_result *sz, double level, double w)
-{
-    double best = INFINITY;
-    for (int t = 0; t < AUDIT_T_COUNT; t++) {
-        const audit_test *x = &sz->tests[t];
-        if (x->applicable && isfinite(x->detectable_w))
-            best = fmin(best, (double)sz->trials * (x->detectable_w / w) *
-                                  (x->detectable_w / w));
-    }
-    if (!isfinite(best)) {
-        const size_t n = sz->n, b = n <= 32 ? n : 16;
-        const double cell = (double)(n / b), df = (double)((b - 1) * (b - 1));
-        const double by_cells = MIN_EXPECTED * (double)n / (cell * cell);
-        const double by_power =
-            audit_detectable_lambda(df, level, AUDIT_POWER) / (w * w * (double)(n - 1));
-        best = fmax(by_cells, by_power);
-    }
-    best = ceil(best);
-    return best > (double)sz->trials ? (uint64_t)best : sz->trials + 1;
-}
-
-/* The effect each applicable chi-square test could have found (at the
- * Bonferroni level of one test, the strictest Holm applies), and whether
- * every deck size had a test able to see promised_w.  Sets
- * r->trials_to_decide when not. */
-static int powerful_enough(audit_result *r, double level, size_t m)
-{
-    const double test_level = level / (double)(m ? m : AUDIT_T_COUNT);
-    int enough = 1;
-    r->stat_known = 1;
-    r->power = AUDIT_POWER;
-    r->promised_w = AUDIT_PROMISED_W;
-    r->test_level = test_level;
-    r->trials_to_decide = 0;
-    for (size_t s = 0; s < r->nsizes; s++) {
-        audit_size_result *sz = &r->sizes[s];
-        double best = INFINITY;
-        for (int t = 0; t < AUDIT_T_COUNT; t++) {
-            audit_test *x = &sz->tests[t];
-            x->detectable_w = NAN;
-            if (!x->applicable || !(x->df > 0.0) || !(x->nobs > 0.0))
-                continue;
-            x->detectable_w =
-                sqrt(audit_detectable_lambda(x->df, test_level, AUDIT_POWER) / x->nobs);
-            best = fmin(best, x->detectable_w);
-        }
-        if (sz->n < 2) {
-            enough = 0; /* one ordering: every trial the same, nothing to test */
-            continue;
-        }
-        if (best <= AUDIT_PROMISED_W)
-            continue;
-        enough = 0;
-        const uint64_t need = trials_needed(sz, test_level, AUDIT_PROMISED_W);
-        if (need > r->trials_to_decide)
-            r->trials_to_decide = need;
-    }
-    return enough;
-}
-
-/* A size whose every trial gave the same ordering, and the probability of
- * that under a uniform shuffle, (1/n!)^(trials-1), as a natural logarithm. */
-static const audit_size_result *degenerate(const audit_result *r, double *log_p)
-{
-    for (size_t s = 0; s < r->nsizes; s++) {
-        const audit_size_result *sz = &r->sizes[s];
-        if (sz->n >= 2 && sz->acc != NULL && audit_acc_degenerate(sz->acc)) {
-            *log_p = -(double)(sz->trials - 1) * audit_lgamma((double)sz->n + 1.0);
-            return sz;
-        }
-    }
-    return NULL;
-}
-
-/* A deck size of 1 (the smallest such n), or 0. */
-static size_t single_size(const audit_result *r)
-{
-    for (size_t s = 0; s < r->nsizes; s++)
-        if (r->sizes[s].n < 2)
-            return r->sizes[s].n ? r->sizes[s].n : 1;
     return 0;
 }
 
@@ -602,83 +498,6 @@ static int add_builtin_timed(const audit_opts *o, const audit_algo *al, unsigned
     return 0;
 }
 
-static void decide(const audit_opts *o, audit_result *r, const plan *p, int *stop)
-{
-    const audit_test *worst;
-    size_t worst_n = 0, m = 0;
-    const double level = o->alpha / (double)p->nlooks;
-    const double best = adjust_all(r, &worst, &worst_n);
-    for (size_t s = 0; s < r->nsizes; s++)
-        for (int t = 0; t < AUDIT_T_COUNT; t++)
-            m += r->sizes[s].tests[t].applicable != 0;
-    const int enough = powerful_enough(r, level, m);
-    double log_p = 0.0;
-    const audit_size_result *same = degenerate(r, &log_p);
-    if (r->broken) {
-        r->verdict = "broken";
-        snprintf(r->reason, sizeof r->reason,
-                 "%llu outputs were not permutations of their input (%llu killed at "
-                 "the timeout, %llu over the output limit)",
-                 (unsigned long long)r->broken, (unsigned long long)r->timed_out,
-                 (unsigned long long)r->over_output);
-        *stop = 1;
-    } else if (worst != NULL && best < level) {
-        r->verdict = "biased";
-        char pv[32];
-        if (best < 1e-300)
-            snprintf(pv, sizeof pv, "< 1e-300");
-        else
-            snprintf(pv, sizeof pv, "= %.3g", best);
-        snprintf(r->reason, sizeof r->reason,
-                 "%s at n = %zu rejects uniformity: adjusted p %s, below %.3g "
-                 "(alpha %g over %zu look%s)", worst->name, worst_n, pv, level,
-                 o->alpha, p->nlooks, p->nlooks > 1 ? "s" : "");
-        *stop = 1;
-    } else if (same != NULL && log_p < log(level / (double)(m + 1))) {
-        /* One more test beside the m others, Bonferroni-corrected. */
-        r->verdict = "biased";
-        snprintf(r->reason, sizeof r->reason,
-                 "all %llu trials at n = %zu gave the same ordering (probability "
-                 "1e%.0f for a uniform shuffle, below %.3g)",
-                 (unsigned long long)same->trials, same->n, floor(log_p / log(10.0)),
-                 level / (double)(m + 1));
-        *stop = 1;
-    } else if (same != NULL || !enough) {
-        r->verdict = "inconclusive";
-        char why[128];
-        const size_t single = single_size(r);
-        if (single != 0 && r->trials_to_decide == 0) {
-            snprintf(r->reason, sizeof r->reason,
-                     "n = %zu has a single ordering: every trial is the same and no "
-                     "test can tell a fair shuffler from any other (use n >= 2)", single);
-            return;
-        }
-        if (same != NULL)
-            snprintf(why, sizeof why, "all %llu trials at n = %zu gave the same ordering",
-                     (unsigned long long)same->trials, same->n);
-        else if (worst == NULL)
-            snprintf(why, sizeof why, "no test could run (too few trials)");
-        else
-            snprintf(why, sizeof why,
-                     "no test rejects uniformity, but none could have seen a "
-                     "deviation of w = %g with %g%% power", AUDIT_PROMISED_W,
-                     100.0 * AUDIT_POWER);
-        if (r->trials_to_decide == 0)
-            for (size_t s = 0; s < r->nsizes; s++)
-                if (r->sizes[s].trials + 1 > r->trials_to_decide)
-                    r->trials_to_decide = r->sizes[s].trials + 1;
-        snprintf(r->reason, sizeof r->reason, "%s%s; about --trials=%llu per size would decide",
-                 why, r->time_limited ? " (the time limit stopped the trials)" : "",
-                 (unsigned long long)r->trials_to_decide);
-    } else {
-        r->verdict = "fair";
-        snprintf(r->reason, sizeof r->reason,
-                 "no test rejects uniformity (smallest adjusted p = %.3g, level %.3g); "
-                 "each size had a test able to see w = %g with %g%% power",
-                 best, level, AUDIT_PROMISED_W, 100.0 * AUDIT_POWER);
-    }
-}
-
 static void note_command(audit_result *r, const audit_runner *cmd, size_t max_n)
 {
     r->broken = cmd->broken;
@@ -693,6 +512,31 @@ static void note_command(audit_result *r, const audit_runner *cmd, size_t max_n)
     r->strays_caught = cmd->subreaper;
 }
 
+/* One look: every size brought to `target` trials, then judged.  Returns
+ * -1 on error, else whether the verdict is final. */
+static int one_look(const audit_opts *o, const audit_algo *al, unsigned param,
+                    audit_runner *cmd, size_t look, uint64_t target, audit_acc *acc,
+                    double start, size_t max_n, audit_result *r)
+{
+    for (size_t s = 0; s < o->nsizes && !r->time_limited; s++) {
+        if (cmd != NULL || o->time_limit <= 0.0) {
+            if (add_trials(o, al, param, cmd, (look - 1) * MAX_SIZES + s,
+                           target - acc[s].trials, &acc[s]) != 0)
+                return -1;
+        } else if (add_builtin_timed(o, al, param, look - 1, s, target, &acc[s], start,
+                                     &r->time_limited) != 0) {
+            return -1;
+        }
+        r->sizes[s] = (audit_size_result){.n = o->sizes[s], .trials = acc[s].trials,
+                                          .acc = &acc[s]};
+        audit_acc_tests(&acc[s], r->sizes[s].tests);
+    }
+    if (cmd != NULL)
+        note_command(r, cmd, max_n);
+    r->look = look;
+    return audit_verdict(r);
+}
+
 static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned param,
                            audit_result *r)
 {
@@ -703,9 +547,12 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
     const double start = seconds_now();
     for (size_t i = 0; i < o->nsizes; i++)
         max_n = o->sizes[i] > max_n ? o->sizes[i] : max_n;
-    const plan p = make_plan(o, max_n);
+    const plan p = make_plan(o);
     r->mode = "statistical";
     r->time_limit = o->time_limit;
+    r->sequential = p.sequential;
+    r->nlooks = 1;
+    r->deviation = o->deviation;
     if (o->cmd != NULL) {
         if (audit_runner_open(&cmd, o->cmd, o->jobs) != 0) {
             fprintf(stderr, "riffle: audit: cannot prepare '%s': %s\n", o->cmd, cmd.error);
@@ -718,8 +565,9 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
         cmd.deadline = o->time_limit > 0.0 ? start + o->time_limit : 0.0;
         cmd.progress = o->progress || isatty(STDERR_FILENO);
     }
+    const uint64_t room = p.sequential ? (o->cmd ? SEQ_ROOM_CMD : SEQ_ROOM) : p.cap;
     for (; ready < o->nsizes; ready++)
-        if (audit_acc_init(&acc[ready], o->sizes[ready], p.looks[p.nlooks - 1]) != 0) {
+        if (audit_acc_init(&acc[ready], o->sizes[ready], room < p.cap ? room : p.cap) != 0) {
             fprintf(stderr, "riffle: audit: out of memory\n");
             goto out;
         }
@@ -729,29 +577,18 @@ static int run_statistical(const audit_opts *o, const audit_algo *al, unsigned p
         audit_acc_tests(&acc[s], r->sizes[s].tests);
     }
     int stop = 0;
-    for (size_t look = 0; look < p.nlooks && !stop && !r->time_limited; look++) {
-        for (size_t s = 0; s < o->nsizes && !r->time_limited; s++) {
-            if (have_cmd || o->time_limit <= 0.0) {
-                if (add_trials(o, al, param, have_cmd ? &cmd : NULL, look * MAX_SIZES + s,
-                               p.looks[look] - acc[s].trials, &acc[s]) != 0)
-                    goto out;
-            } else if (add_builtin_timed(o, al, param, look, s, p.looks[look], &acc[s],
-                                         start, &r->time_limited) != 0) {
-                goto out;
-            }
-            r->sizes[s] = (audit_size_result){.n = o->sizes[s], .trials = acc[s].trials,
-                                              .acc = &acc[s]};
-            audit_acc_tests(&acc[s], r->sizes[s].tests);
-        }
-        if (have_cmd)
-            note_command(r, &cmd, max_n);
-        decide(o, r, &p, &stop);
+    uint64_t target;
+    for (size_t look = 1; !stop && !r->time_limited && (target = look_target(&p, look)) != 0;
+         look++) {
+        if ((stop = one_look(o, al, param, have_cmd ? &cmd : NULL, look, target, acc, start,
+                             max_n, r)) < 0)
+            goto out;
         if (have_cmd && cmd.stop)
             break;
     }
     if (have_cmd)
         note_command(r, &cmd, max_n);
-    decide(o, r, &p, &stop); /* the last word, with every trial gathered */
+    audit_verdict(r); /* the last word, with every trial gathered */
     r->seconds = seconds_now() - r->seconds;
     status = emit(o, r);
 out:
@@ -871,13 +708,18 @@ static int check_combination(const audit_opts *o)
     if (o->cmd == NULL && (o->timeout > 0.0 || o->max_output != 0))
         return usage_error("--timeout and --max-output apply to --cmd only");
     if (o->exact && o->time_limit > 0.0)
-        return usage_error("--time-limit applies to statistical mode only");
+        return usage_error("--budget and --time-limit apply to statistical mode only");
+    if ((o->exact || o->trials) && o->deviation_set)
+        return usage_error("--deviation applies to the sequential mode only (not with "
+                           "--exact or --trials)");
+    if (o->trials && o->max_trials)
+        return usage_error("give either --trials or --max-trials, not both");
     return 0;
 }
 
 int cmd_audit(int argc, char **argv)
 {
-    audit_opts o = {.alpha = DEFAULT_ALPHA};
+    audit_opts o = {.alpha = DEFAULT_ALPHA, .deviation = AUDIT_DEFAULT_DEVIATION};
     int status = parse_args(&o, argc, argv);
     if (status != 0)
         return status;
@@ -895,6 +737,8 @@ int cmd_audit(int argc, char **argv)
         return usage_error("unknown algorithm or parameter '%s' (see --list)", o.name);
     if (o.nsizes == 0)
         o.sizes[o.nsizes++] = o.cmd ? DEFAULT_CMD_N : DEFAULT_N;
+    if (!o.exact && !o.trials && o.time_limit <= 0.0)
+        o.time_limit = DEFAULT_BUDGET;
     if (o.threads == 0)
         o.threads = online_cpus();
     if (o.jobs == 0)
@@ -908,8 +752,17 @@ int cmd_audit(int argc, char **argv)
     audit_result r = {.subject = al ? al->name : o.cmd, .kind = al ? "builtin" : "command",
                       .algo = al, .param = al ? audit_param(al, o.sizes[0], param) : 0,
                       .seed = o.seed, .alpha = o.alpha, .sizes = sizes, .verdict = "fair"};
+    /* Every output is checked before the work: an unwritable --report is
+     * an error at once, not after the whole audit. */
+    struct dist_file report = {.guard = -1};
+    if (o.report != NULL) {
+        (void)cleanup_init();
+        if (dist_file_open(&report, o.report) != 0)
+            return EXIT_ERROR;
+        o.report_file = &report;
+    }
     r.seconds = seconds_now(); /* start time; the run stores the duration */
-    if (o.exact)
-        return run_exact(&o, al, param, &r);
-    return run_statistical(&o, al, param, &r);
+    status = o.exact ? run_exact(&o, al, param, &r) : run_statistical(&o, al, param, &r);
+    dist_file_abort(&report);
+    return status;
 }

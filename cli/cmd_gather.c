@@ -25,7 +25,7 @@
 #include "dist.h"
 #include "dist_run.h"
 #include "output.h"
-#include "shuf.h"
+#include "run_options.h"
 #include "shuf_engine.h"
 
 enum { OPT_MEMORY = DIST_OPT_FIRST_FREE, OPT_THREADS, OPT_HELP };
@@ -135,6 +135,8 @@ struct gather_run {
     char **files;
     struct dist_run count0; /* D/count.0 */
     uint64_t first;
+    void **maps;            /* the packet files, mapped while the gather holds them */
+    size_t *map_len;
 };
 
 /* D/count.I's run: task 0's against this gather (its --tasks, its FILEs),
@@ -263,8 +265,9 @@ static int packets_run(const struct gather_opts *o, const struct gather_run *gr,
     return r;
 }
 
-/* Part i's packets, mapped and added after their run is checked: the
- * gather copies them, so the file's pages are only read. */
+/* Part i's packets, mapped and given to the gather after their run is
+ * checked: it reads them where they lie (rf_engine_gather_hold), so the
+ * mapping stays until the gather is closed (unmap_parts). */
 static int add_part(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g,
                     unsigned i, const struct dist_run *count)
 {
@@ -293,8 +296,11 @@ static int add_part(const struct gather_opts *o, struct gather_run *gr, rf_engin
     } else if (packets_run(o, gr, path, i, count, m ? m : "", m ? (size_t)st.st_size : 0,
                            &off) == 0) {
         rf_engine_error err;
-        const rf_status st2 =
-            rf_engine_gather_add(g, i, (const char *)m + off, (size_t)st.st_size - off, &err);
+        gr->maps[i] = m;
+        gr->map_len[i] = m ? (size_t)st.st_size : 0;
+        m = NULL;
+        const rf_status st2 = rf_engine_gather_hold(
+            g, i, (const char *)gr->maps[i] + off, (size_t)st.st_size - off, &err);
         unsigned owner, owners;
         const int mine = !rf_engine_gather_owner(g, &owner, &owners) ||
                          (owner == o->d.task && owners == o->d.tasks);
@@ -337,13 +343,28 @@ static int put_header(const struct gather_opts *o, const struct gather_run *gr,
     return r;
 }
 
+/* The packet files' mappings, once the gather that held them is closed. */
+static void unmap_parts(struct gather_run *gr, unsigned tasks)
+{
+    for (unsigned i = 0; gr->maps && i < tasks; i++)
+        if (gr->maps[i])
+            munmap(gr->maps[i], gr->map_len[i]);
+    free(gr->maps);
+    free(gr->map_len);
+    gr->maps = NULL;
+    gr->map_len = NULL;
+}
+
 /* Every part's count, checked (all of them first: counts of two runs are
  * the first thing to say), then its packets, checked and added. */
 static int add_parts(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g)
 {
     const unsigned tasks = (unsigned)o->d.tasks;
     uint64_t *records = malloc(tasks * sizeof *records);
-    if (!records) {
+    gr->maps = calloc(tasks, sizeof *gr->maps);
+    gr->map_len = calloc(tasks, sizeof *gr->map_len);
+    if (!records || !gr->maps || !gr->map_len) {
+        free(records);
         cli_error("memory exhausted");
         return -1;
     }
@@ -424,6 +445,7 @@ static int gather_all(const struct gather_opts *o, const rf_engine_options *eo,
     status = 0;
 end:
     rf_engine_gather_close(g);
+    unmap_parts(&gr, (unsigned)o->d.tasks);
     return status;
 }
 
@@ -443,12 +465,11 @@ int cmd_gather(int argc, char **argv)
     eo.threads = o.threads;
     eo.temp = cleanup_engine_temp;
     eo.named_temps = cli_named_temps();
-    struct shuf_opts so;
-    memset(&so, 0, sizeof so);
-    so.output = o.output;
+    const struct cli_output_spec spec = {o.output, NULL, CLI_CODEC_BY_NAME,
+                                         cli_threads_resolve(o.threads)};
     struct cli_output out;
     int status = CLI_FAIL;
-    if (output_open(&out, &so) == 0) {
+    if (output_open(&out, &spec) == 0) {
         const int g = gather_all(&o, &eo, &out);
         if (g >= 0) /* done, or a write error that output_close reports */
             status = output_close(&out);

@@ -18,6 +18,7 @@
  *     of all of them at the end of a shorter input): the first K offers of
  *     A-ExpJ just fill its slots, so the draws are the same as with a sampler
  *     made up front, while the memory stays O(min(K, input)) even for a huge K.
+ *   --prob, --key, --group: sample_select.c (its own contract).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -32,10 +33,11 @@
 #include "cmd_numbers.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
+#include "sample_select.h"
 
 #define SAMPLE_OUT_BUFFER ((size_t)1 << 16)
 
-enum { OPT_HELP = CLI_OPT_FIRST_FREE };
+enum { OPT_HELP = CLI_OPT_FIRST_FREE, OPT_KEY, OPT_GROUP, OPT_PROB };
 
 struct sample_opts {
     uint64_t count;
@@ -48,6 +50,9 @@ struct sample_opts {
     struct cli_rng_opts rng;
     char **files;
     int n_files;
+    /* --key, --group, --prob (sample_select.c) */
+    const char *key_arg, *group_arg, *prob_arg;
+    struct sample_select sel;
 };
 
 /* A kept record: a copy of its bytes, its input position and weight. */
@@ -79,6 +84,7 @@ static int sample_help(void)
 {
     return cli_print_stdout(
         "Usage: riffle sample -n K [OPTION]... [FILE]...\n"
+        "  or:  riffle sample --prob=P [OPTION]... [FILE]...\n"
         "Write K lines of the input chosen uniformly at random without replacement\n"
         "(every K-subset of the lines equally likely; all lines if there are fewer),\n"
         "in random order.  One pass, memory for K lines: works on endless streams.\n"
@@ -97,6 +103,17 @@ static int sample_help(void)
         "  -d, --delimiter=C      with --weights: fields are separated by the byte C\n"
         "                           (default: runs of blanks)\n"
         "  -z, --zero-terminated  line delimiter is NUL, not newline\n"
+        "      --key=FIELD        sample keys, not lines: field FIELD (from 1) of each\n"
+        "                           line is its key, and all lines of a chosen key\n"
+        "                           are printed; with -n K the K keys of smallest\n"
+        "                           keyed hash (a uniform K-subset of the keys), with\n"
+        "                           --prob=P each key with probability P\n"
+        "      --group=FIELD      with -n K: K lines of each group (field FIELD)\n"
+        "      --prob=P           keep each line with probability P (0 <= P <= 1), in\n"
+        "                           one pass with geometric skips; with one seed, a\n"
+        "                           larger P keeps every line a smaller P keeps\n"
+        "  -d, --field-delimiter=C  with --key or --group: fields are separated by\n"
+        "                           the byte C (default: TAB)\n"
         "      --seed=S           reproducible output (S: decimal integer or any string)\n"
         "      --rng=NAME         generator: chacha20 (default), xoshiro256++, pcg64\n"
         "      --production       refuse --seed and --random-source (also when the\n"
@@ -105,7 +122,8 @@ static int sample_help(void)
         "      --help             display this help and exit\n"
         "\n"
         "Algorithms: reservoir sampling with geometric skips (Li's Algorithm L),\n"
-        "weighted sampling by Efraimidis and Spirakis's A-ExpJ.  A negative, NaN,\n"
+        "weighted sampling by Efraimidis and Spirakis's A-ExpJ.  --key, --group and\n"
+        "--prob print the lines they keep in input order, once the input is read.  A negative, NaN,\n"
         "infinite or non-numeric weight is an error, reported with its line and\n"
         "column.\n");
 }
@@ -116,6 +134,10 @@ static const struct option sample_longopts[] = {
     {"sorted", no_argument, NULL, 'k'},
     {"weights", required_argument, NULL, 'w'},
     {"delimiter", required_argument, NULL, 'd'},
+    {"field-delimiter", required_argument, NULL, 'd'},
+    {"key", required_argument, NULL, OPT_KEY},
+    {"group", required_argument, NULL, OPT_GROUP},
+    {"prob", required_argument, NULL, OPT_PROB},
     {"zero-terminated", no_argument, NULL, 'z'},
     {"seed", required_argument, NULL, CLI_OPT_SEED},
     {"rng", required_argument, NULL, CLI_OPT_RNG},
@@ -125,6 +147,18 @@ static const struct option sample_longopts[] = {
     {NULL, 0, NULL, 0},
 };
 const struct cli_options cli_sample_options = {"sample", 0, "n:kw:d:z", sample_longopts};
+
+/* --prob=P: a decimal number in [0, 1]. */
+static int parse_prob(const char *arg, double *p)
+{
+    char *end;
+    errno = 0;
+    *p = strtod(arg, &end);
+    if (end == arg || *end || isspace((unsigned char)*arg) || !(*p >= 0.0 && *p <= 1.0))
+        return cli_usage("sample", "invalid probability %s: it must be a number from 0 to 1",
+                         cli_quote(arg));
+    return CLI_CONTINUE;
+}
 
 static int on_sample_option(struct sample_opts *o, int c, const char *arg)
 {
@@ -163,11 +197,49 @@ static int on_sample_option(struct sample_opts *o, int c, const char *arg)
     case 'z':
         o->delim = '\0';
         return CLI_CONTINUE;
+    case OPT_KEY:
+        if (cli_set_once(&o->key_arg, arg, "key fields") != CLI_CONTINUE)
+            return CLI_FAIL;
+        return key_field_parse("sample", "key", arg, &o->sel.key.field);
+    case OPT_GROUP:
+        if (cli_set_once(&o->group_arg, arg, "group fields") != CLI_CONTINUE)
+            return CLI_FAIL;
+        return key_field_parse("sample", "group", arg, &o->sel.key.field);
+    case OPT_PROB:
+        if (cli_set_once(&o->prob_arg, arg, "probabilities") != CLI_CONTINUE)
+            return CLI_FAIL;
+        return parse_prob(arg, &o->sel.prob);
     case OPT_HELP:
         return sample_help();
     default:
         return cli_try_help("sample");
     }
+}
+
+/* --key, --group, --prob against the rest. */
+static int check_select(struct sample_opts *o)
+{
+    const int keyed = o->key_arg || o->group_arg;
+    if (o->key_arg && o->group_arg)
+        return cli_usage("sample", "cannot combine --key and --group");
+    if (o->field && (keyed || o->prob_arg))
+        return cli_usage("sample", "cannot combine --weights with %s",
+                         o->prob_arg ? "--prob" : o->key_arg ? "--key" : "--group");
+    if (o->group_arg && !o->have_count)
+        return cli_usage("sample", "--group needs -n K");
+    if (o->prob_arg && o->have_count)
+        return cli_usage("sample", "cannot combine -n and --prob");
+    if (o->group_arg && o->prob_arg)
+        return cli_usage("sample", "cannot combine --group and --prob");
+    if (!o->have_count && !o->prob_arg)
+        return cli_usage("sample", "missing the sample size -n K");
+    if (o->field_delim >= 0 && !o->field && !keyed)
+        return cli_usage("sample", "--delimiter needs --weights");
+    o->sel.by_group = o->group_arg != NULL;
+    o->sel.have_prob = o->prob_arg != NULL;
+    o->sel.count = o->count;
+    o->sel.key.delim = o->field_delim >= 0 ? (unsigned char)o->field_delim : '\t';
+    return CLI_CONTINUE;
 }
 
 static int parse_sample(int argc, char **argv, struct sample_opts *o)
@@ -183,10 +255,8 @@ static int parse_sample(int argc, char **argv, struct sample_opts *o)
         if (r != CLI_CONTINUE)
             return r;
     }
-    if (!o->have_count)
-        return cli_usage("sample", "missing the sample size -n K");
-    if (o->field_delim >= 0 && !o->field)
-        return cli_usage("sample", "--delimiter needs --weights");
+    if (check_select(o) != CLI_CONTINUE)
+        return CLI_FAIL;
     o->files = argv + optind;
     o->n_files = argc - optind;
     if (cli_rng_check(&o->rng, "sample") != CLI_OK ||
@@ -348,59 +418,19 @@ static int offer_weighted(struct sampler *sm, const char *s, size_t len, uint64_
 
 /* ---- input ---- */
 
-/* Feed every record of one input; 1 after a message. */
-static int feed_file(struct sampler *sm, const char *name, uint64_t *pos)
+/* One record of the input offered to the sampler (cli_each_record). */
+static int offer_record(void *ctx, char *line, size_t len, uint64_t pos, const char *name,
+                        uint64_t lineno)
 {
-    const int is_stdin = strcmp(name, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(name, "r");
-    if (!f) {
-        cli_error("%s: %s", cli_quote_file(name), strerror(errno));
+    struct sampler *sm = ctx;
+    double w = 1.0;
+    if (sm->o->field && record_weight(sm, line, len, name, lineno, &w) != 0)
         return 1;
-    }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    uint64_t lineno = 0;
-    int bad = 0;
-    while (!bad && (got = getdelim(&line, &cap, sm->o->delim, f)) >= 0) {
-        size_t len = (size_t)got;
-        if (len && line[len - 1] == (char)sm->o->delim)
-            len--;
-        double w = 1.0;
-        lineno++;
-        if (sm->o->field && record_weight(sm, line, len, name, lineno, &w) != 0) {
-            bad = 1;
-            break;
-        }
-        const int r = sm->o->field ? offer_weighted(sm, line, len, *pos, w)
-                                   : offer_plain(sm, line, len, *pos);
-        if (r != 0) {
-            cli_error("memory exhausted");
-            bad = 1;
-        }
-        ++*pos;
-    }
-    if (!bad && ferror(f)) {
-        cli_error("%s: %s", cli_quote_file(name), strerror(errno ? errno : EIO));
-        bad = 1;
-    }
-    free(line);
-    if (is_stdin)
-        clearerr(f);
-    else
-        fclose(f);
-    return bad;
-}
-
-static int feed_all(struct sampler *sm)
-{
-    uint64_t pos = 0;
-    if (sm->o->n_files == 0)
-        return feed_file(sm, "-", &pos);
-    for (int i = 0; i < sm->o->n_files; i++)
-        if (feed_file(sm, sm->o->files[i], &pos) != 0)
-            return 1;
-    return 0;
+    const int r = sm->o->field ? offer_weighted(sm, line, len, pos, w)
+                               : offer_plain(sm, line, len, pos);
+    if (r != 0)
+        cli_error("memory exhausted");
+    return r != 0;
 }
 
 /* ---- output ---- */
@@ -472,7 +502,9 @@ static int run_sample(const struct sample_opts *o, rf_rng *g)
         cli_error("invalid sample size");
         return CLI_FAIL;
     }
-    int status = feed_all(&sm) ? CLI_FAIL : write_sample(&sm);
+    int status = cli_each_record(sm.o->files, sm.o->n_files, sm.o->delim, offer_record, &sm)
+                     ? CLI_FAIL
+                     : write_sample(&sm);
     rf_wsample_free(sm.ws);
     pool_free(&sm.pool);
     free(sm.field);
@@ -486,8 +518,15 @@ int cmd_sample(int argc, char **argv)
     if (r != CLI_CONTINUE)
         return r;
     /* As shuf -n 0: nothing to choose, so nothing is read or drawn. */
-    if (o.count == 0)
+    if (o.have_count && o.count == 0)
         return CLI_OK;
+    if (o.key_arg || o.group_arg || o.prob_arg) {
+        o.sel.delim = o.delim;
+        o.sel.rng = &o.rng;
+        o.sel.files = o.files;
+        o.sel.n_files = o.n_files;
+        return sample_run_select(&o.sel);
+    }
     rf_rng storage;
     rf_rng *g = cli_rng_make(&o.rng, &storage);
     if (!g)

@@ -22,8 +22,10 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "decompress.h"
 #include "output.h"
 #include "progress.h"
+#include "shuf_bykey.h"
 #include "shuf_engine.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
@@ -40,7 +42,7 @@
 static int run_nothing(const struct shuf_opts *o)
 {
     struct cli_output out;
-    if (output_open(&out, o) != 0)
+    if (shuf_output_open(&out, o) != 0)
         return CLI_FAIL;
     if (output_set_total(&out, 0) != 0) {
         output_abort(&out);
@@ -85,12 +87,13 @@ static int within_budget(struct repeat_in *in, const char *name, int mapped)
     return held > in->budget ? too_large(in, name) : 0;
 }
 
-static int add_input(struct repeat_in *in, const char *name, int sole)
+/* The input `name`, read from `given` when it is a descriptor (standard
+ * input, a decompressed input's pipe), else opened. */
+static int add_input(struct repeat_in *in, const char *name, int given, int sole)
 {
-    const int is_stdin = strcmp(name, "-") == 0;
-    const int fd = is_stdin ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+    const int fd = given >= 0 ? given : open(name, O_RDONLY | O_CLOEXEC);
     rf_file_stamp then = {0};
-    int e = fd < 0 ? errno : rf_file_stamp_fd(fd, &then);
+    int e = fd < 0 ? errno : rf_file_stamp_sum_fd(fd, &then);
     int more = 0;
     /* A sole regular file is mapped when it can be (riffle_io.h): not held.
      * Anything else -- stdin left inside a file by an earlier reader, a file
@@ -99,7 +102,7 @@ static int add_input(struct repeat_in *in, const char *name, int sole)
     const size_t max = in->budget < SIZE_MAX ? (size_t)in->budget : SIZE_MAX;
     if (!e && !mapped)
         e = rf_records_add_fd_max(&in->r, fd, max, &more);
-    if (fd >= 0 && !is_stdin)
+    if (fd >= 0 && given < 0)
         close(fd);
     if (e && fd >= 0)
         cli_read_error(name, e);
@@ -120,16 +123,38 @@ static int add_input(struct repeat_in *in, const char *name, int sole)
 static int inputs_changed(const struct repeat_in *in)
 {
     for (int i = 0; i < in->n_stamps; i++) {
-        rf_file_stamp now;
         const char *name = in->names[i];
-        const int e = strcmp(name, "-") == 0 ? rf_file_stamp_fd(STDIN_FILENO, &now)
-                                               : rf_file_stamp_path(name, &now);
-        if (e == 0 && rf_file_changed(&in->stamps[i], &now)) {
+        const int fd = strcmp(name, "-") == 0 ? STDIN_FILENO : -1;
+        if (rf_file_snapshot_changed(&in->stamps[i], fd, name)) {
             cli_error("%s: file changed as we read it", cli_quote_file(name));
             return -1;
         }
     }
     return 0;
+}
+
+/* The file operands (or standard input), compressed ones decompressed
+ * (decompress.h) unless in shuf mode. */
+static int add_files(const struct shuf_opts *o, struct repeat_in *in)
+{
+    size_t n;
+    rf_engine_input *files = shuf_file_inputs(o->operands, o->n_operands, &n);
+    struct cli_inflow *flow = NULL;
+    int r = -1;
+    if (!files)
+        cli_error("memory exhausted");
+    else if (o->shuf_mode || inflow_start(&flow, files, n) == 0)
+        r = 0;
+    for (size_t i = 0; i < n && r == 0; i++) {
+        if (files[i].data) /* a descriptor given again: read once */
+            continue;
+        r = add_input(in, files[i].name, files[i].fd, n == 1);
+    }
+    if (r == 0)
+        r = inflow_check(flow);
+    inflow_end(flow);
+    free(files);
+    return r;
 }
 
 static int load_records(const struct shuf_opts *o, struct repeat_in *in)
@@ -145,13 +170,8 @@ static int load_records(const struct shuf_opts *o, struct repeat_in *in)
     } else if (o->echo) {
         for (int i = 0; i < o->n_operands && !e; i++)
             e = rf_records_add_record(r, o->operands[i], strlen(o->operands[i]));
-    } else if (o->n_operands == 0) {
-        if (add_input(in, "-", 1) != 0)
-            return -1;
-    } else {
-        for (int i = 0; i < o->n_operands; i++)
-            if (add_input(in, o->operands[i], o->n_operands == 1) != 0)
-                return -1;
+    } else if (add_files(o, in) != 0) {
+        return -1;
     }
     if (!e)
         e = rf_records_index(r);
@@ -203,9 +223,7 @@ static size_t header_end(const rf_records *r, size_t head)
     return head < r->n ? (size_t)r->offs[head] : r->size;
 }
 
-/* The --header records: written in place to a single output, or handed to
- * the split output, which starts every part with them. */
-static int put_record_header(struct cli_output *out, const rf_records *r, size_t head)
+int shuf_put_header(struct cli_output *out, const rf_records *r, size_t head)
 {
     if (head == 0)
         return 0;
@@ -266,9 +284,9 @@ static int run_records(const struct shuf_opts *o, rf_rng *g, struct progress *p)
     }
     const size_t k = min_size(count, m);
     struct cli_output out;
-    if (output_open(&out, o) != 0)
+    if (shuf_output_open(&out, o) != 0)
         goto done;
-    if (put_record_header(&out, &in.r, head) != 0 ||
+    if (shuf_put_header(&out, &in.r, head) != 0 ||
         output_set_total(&out, o->repeat ? count : k) != 0) {
         output_abort(&out);
         goto done;
@@ -393,7 +411,7 @@ static int run_range_repeat(const struct shuf_opts *o, rf_rng *g)
     if (none && count > 0)
         return no_lines_to_repeat();
     struct cli_output out;
-    if (output_open(&out, o) != 0)
+    if (shuf_output_open(&out, o) != 0)
         return CLI_FAIL;
     rf_writer *w = output_writer(&out);
     write_run(w, o->lo, head, o->delim);
@@ -490,7 +508,7 @@ static int run_range_perm(const struct shuf_opts *o)
     if (body && !(o->have_count && o->count == 0) && !(p = range_perm(o, o->hi - o->lo - head)))
         return CLI_FAIL;
     struct cli_output out;
-    if (output_open(&out, o) != 0) {
+    if (shuf_output_open(&out, o) != 0) {
         rf_perm_free(p);
         return CLI_FAIL;
     }
@@ -539,7 +557,7 @@ static int run_range(const struct shuf_opts *o)
         v[j] += o->lo + head;
     struct cli_output out;
     int status = CLI_FAIL;
-    if (output_open(&out, o) == 0) {
+    if (shuf_output_open(&out, o) == 0) {
         if (put_number_header(&out, o->lo, head, o->delim) == 0 &&
             output_set_total(&out, k) == 0) {
             write_numbers(&out, v, k, o->delim);
@@ -554,6 +572,11 @@ static int run_range(const struct shuf_opts *o)
 
 static int run(const struct shuf_opts *o)
 {
+    if (o->lockstep) { /* files only (shuf_options.c): every count compared, -n 0 too */
+        struct progress p;
+        progress_init(&p, o->progress);
+        return shuf_run_lockstep(o, &p);
+    }
     /* shuf -n 0 reads nothing it need not: no input, no random source. */
     if (o->have_count && o->count == 0 && o->header == 0)
         return run_nothing(o);
@@ -562,6 +585,8 @@ static int run(const struct shuf_opts *o)
         return run_range_perm(o);
     if (o->have_range && !o->repeat)
         return run_range(o);
+    if (o->key.field) /* --key: a split by key (-i, -n, -r refused) */
+        return shuf_run_bykey(o);
     if (!o->have_range && !o->repeat) { /* records: the keyed order's engines */
         struct progress p;
         progress_init(&p, o->progress);

@@ -9,8 +9,9 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "cli.h"
+#include "compress.h"
 #include "output.h"
-#include "shuf.h"
 
 /* Output buffer: 1 MiB makes a thousand write(2) calls per GB, so their cost
  * disappears against the gather; it is also the usual pipe-max-size.  One
@@ -105,10 +106,10 @@ static void unguard_abort(rf_atomic_file *a, int *slot)
 
 /* Every part is an open file until the end: make room under the soft
  * RLIMIT_NOFILE (the hard limit allows it on usual systems). */
-static int ensure_fds(size_t parts)
+static int ensure_fds(size_t parts, size_t fds)
 {
     struct rlimit rl;
-    const rlim_t need = (rlim_t)parts + 32;
+    const rlim_t need = (rlim_t)fds + 32;
     if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= need)
         return 0;
     if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < need) {
@@ -132,6 +133,8 @@ static void abort_parts(struct cli_output *o, size_t from)
 
 static void free_all(struct cli_output *o)
 {
+    outflow_free(o->flow);
+    o->flow = NULL;
     if (o->sink_ready)
         rf_split_sink_free(&o->sink);
     o->sink_ready = 0;
@@ -143,17 +146,37 @@ static void free_all(struct cli_output *o)
     o->header = NULL;
 }
 
-/* The library's split sink over the parts' descriptors. */
-static int start_sink(struct cli_output *o)
+/* The codec of the file `name` (NULL: standard output) under the spec. */
+static enum cli_codec codec_of(const struct cli_output_spec *spec, const char *name)
+{
+    if (spec->compress != CLI_CODEC_BY_NAME)
+        return spec->compress;
+    return name ? codec_by_name(name) : CLI_CODEC_NONE;
+}
+
+/* The library's split sink over the parts' descriptors, or the pipes of
+ * their compressors. */
+static int start_sink(struct cli_output *o, const struct cli_output_spec *spec)
 {
     const size_t parts = o->split->plan.parts;
     int *fds = malloc(parts * sizeof *fds);
+    enum cli_codec *codecs = malloc(parts * sizeof *codecs);
     rf_status st = RF_ENOMEM;
-    if (fds) {
-        for (size_t i = 0; i < parts; i++)
+    int e = 0;
+    if (fds && codecs) {
+        for (size_t i = 0; i < parts; i++) {
             fds[i] = o->parts[i].file.fd;
-        st = rf_split_sink_init(&o->sink, &o->split->plan, fds, o->buf, OUT_BUFFER);
-        free(fds);
+            codecs[i] = codec_of(spec, o->split->names[i]);
+        }
+        e = outflow_start(&o->flow, fds, codecs, parts, spec->threads);
+        if (!e)
+            st = rf_split_sink_init(&o->sink, &o->split->plan, fds, o->buf, OUT_BUFFER);
+    }
+    free(fds);
+    free(codecs);
+    if (e) {
+        cli_error("cannot compress the output: %s", strerror(e));
+        return -1;
     }
     if (st != RF_OK) {
         cli_error("cannot write the split: %s", rf_strerror(st));
@@ -163,8 +186,20 @@ static int start_sink(struct cli_output *o)
     return 0;
 }
 
-static int open_parts(struct cli_output *o, const struct cli_split *s)
+/* The descriptors the parts hold: every part a file, a compressed one also
+ * a pipe's two ends. */
+static size_t parts_fds(const struct cli_output_spec *spec)
 {
+    const struct cli_split *s = spec->split;
+    size_t n = s->plan.parts;
+    for (size_t i = 0; i < s->plan.parts; i++)
+        n += codec_of(spec, s->names[i]) != CLI_CODEC_NONE ? 2 : 0;
+    return n;
+}
+
+static int open_parts(struct cli_output *o, const struct cli_output_spec *spec)
+{
+    const struct cli_split *s = spec->split;
     o->split = s;
     const size_t parts = s->plan.parts;
     size_t a, b;
@@ -177,7 +212,7 @@ static int open_parts(struct cli_output *o, const struct cli_split *s)
                       cli_quote(s->names[b]));
         return -1;
     }
-    if (ensure_fds(parts) != 0)
+    if (ensure_fds(parts, parts_fds(spec)) != 0)
         return -1;
     o->parts = calloc(parts, sizeof *o->parts);
     if (!o->parts) {
@@ -194,15 +229,16 @@ static int open_parts(struct cli_output *o, const struct cli_split *s)
             return -1;
         }
     }
-    if (start_sink(o) != 0) {
+    if (start_sink(o, spec) != 0) {
         abort_parts(o, 0);
         return -1;
     }
     return 0;
 }
 
-static int open_single(struct cli_output *o, const char *name)
+static int open_single(struct cli_output *o, const struct cli_output_spec *spec)
 {
+    const char *name = spec->name;
     o->name = name;
     int fd = STDOUT_FILENO;
     if (name) {
@@ -213,11 +249,19 @@ static int open_single(struct cli_output *o, const char *name)
         }
         fd = o->file.fd;
     }
+    const enum cli_codec codec = codec_of(spec, name);
+    const int e = outflow_start(&o->flow, &fd, &codec, 1, spec->threads);
+    if (e) {
+        cli_error("cannot compress the output: %s", strerror(e));
+        if (name)
+            unguard_abort(&o->file, &o->guard);
+        return -1;
+    }
     rf_writer_init(&o->w, fd, o->buf, OUT_BUFFER);
     return 0;
 }
 
-int output_open(struct cli_output *o, const struct shuf_opts *opts)
+int output_open(struct cli_output *o, const struct cli_output_spec *spec)
 {
     memset(o, 0, sizeof *o);
     o->guard = -1;
@@ -226,8 +270,8 @@ int output_open(struct cli_output *o, const struct shuf_opts *opts)
         cli_error("memory exhausted");
         return -1;
     }
-    const int r = opts->split.plan.parts > 0 ? open_parts(o, &opts->split)
-                                              : open_single(o, opts->output);
+    const int split = spec->split && spec->split->plan.parts > 0;
+    const int r = split ? open_parts(o, spec) : open_single(o, spec);
     if (r != 0)
         free_all(o);
     return r;
@@ -333,8 +377,19 @@ uint64_t output_room(struct cli_output *o)
     return o->sink.sink.room(&o->sink);
 }
 
+/* A compressor that failed makes the writer fail: the run stops early, and
+ * closing reports the compressor's error. */
+static void take_flow_error(struct cli_output *o)
+{
+    const int e = outflow_failed(o->flow);
+    rf_writer *w = o->split ? &o->sink.w : &o->w;
+    if (e && !w->err)
+        w->err = e;
+}
+
 int output_advance(struct cli_output *o, uint64_t records)
 {
+    take_flow_error(o);
     if (!o->split)
         return o->w.err;
     if (records > output_room(o))
@@ -395,6 +450,10 @@ int output_records(struct cli_output *o, const rf_records *r, const uint64_t *of
 static int close_single(struct cli_output *o)
 {
     int e = rf_writer_flush(&o->w);
+    size_t which;
+    const int fe = outflow_finish(o->flow, &which);
+    if (fe)
+        e = fe; /* the compressor's error is the cause of any writer error */
     int status = CLI_OK;
     if (o->name) {
         if (e) {
@@ -430,9 +489,13 @@ static int finish_parts(struct cli_output *o)
     if (!o->sink.w.err && o->sink.done != o->sink.total)
         return misuse(o, "fewer records written than planned");
     int e = rf_split_sink_finish(&o->sink);
+    size_t which = o->sink.cur;
+    const int fe = outflow_finish(o->flow, &which);
+    if (fe)
+        e = fe; /* the compressor's error is the cause of any writer error */
     if (e) {
         if (o->err >= 0)
-            cli_error("%s: %s", o->split->names[o->sink.cur], strerror(e));
+            cli_error("%s: %s", o->split->names[which], strerror(e));
         return e;
     }
     for (size_t i = 0; i < parts; i++) {
@@ -473,6 +536,24 @@ static int close_parts(struct cli_output *o)
     return CLI_OK;
 }
 
+int output_finish(struct cli_output *o)
+{
+    if (o->split) {
+        if (!o->planned && !o->err)
+            misuse(o, "split output finished before its size was known");
+        return o->err || finish_parts(o) != 0 ? -1 : 0;
+    }
+    int e = rf_writer_flush(&o->w);
+    if (!e && o->name && rf_atomic_staged(&o->file) && fsync(o->file.fd) != 0)
+        e = errno;
+    if (e) {
+        cli_error("%s: %s", o->name ? o->name : "write error", strerror(e));
+        o->err = -1;
+        return -1;
+    }
+    return 0;
+}
+
 int output_close(struct cli_output *o)
 {
     return o->split ? close_parts(o) : close_single(o);
@@ -480,6 +561,8 @@ int output_close(struct cli_output *o)
 
 void output_abort(struct cli_output *o)
 {
+    outflow_free(o->flow); /* before the files it writes go */
+    o->flow = NULL;
     if (o->split && o->parts)
         abort_parts(o, 0);
     else if (o->name)

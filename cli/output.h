@@ -5,7 +5,7 @@
  * Use (every engine, every mode):
  *
  *     struct cli_output out;
- *     if (output_open(&out, opts) != 0) return CLI_FAIL;   // message printed
+ *     if (output_open(&out, &spec) != 0) return CLI_FAIL;   // message printed
  *     output_set_header(&out, hdr, len);   // optional, before any record
  *     output_set_total(&out, n);           // records after the header; required
  *                                          // before writing when splitting
@@ -35,6 +35,11 @@
  * rename in the final loop -- after every fsync succeeded -- is the one case
  * that can leave earlier parts committed; it is reported).
  *
+ * Compressed files (gzip, zstd) are written through compress.h: what the
+ * writers write goes through a pipe to a thread that compresses it into the
+ * file (or stdout), finished before the file is committed; a failure there
+ * is the output's failure, and stops the writing early.
+ *
  * The temporaries are unnamed where the file system allows (O_TMPFILE,
  * riffle_io.h): nothing to remove, even after kill -9.  Elsewhere (or with
  * RIFFLE_NAMED_TEMPS, cli_named_temps) their names are registered with
@@ -47,10 +52,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "codec.h"
 #include "riffle_engine.h"
 #include "riffle_io.h"
 
-struct shuf_opts;
+struct cli_outflow;
 
 /* ---- --split=SPEC and --output-pattern=PATTERN ---- */
 
@@ -88,13 +94,23 @@ struct cli_output {
     int planned;              /* output_set_total succeeded */
     unsigned char *header;    /* a copy until output_set_total, for splits */
     size_t header_len;
+    struct cli_outflow *flow; /* compressed targets (compress.h), or NULL */
     int err;                  /* -1: an error was reported */
 };
 
-/* Open standard output, -o FILE (a temporary beside it), or every split part
- * (temporaries).  Allocates the 1 MiB buffer.  Returns 0, or -1 after a
- * message. */
-int output_open(struct cli_output *o, const struct shuf_opts *opts);
+/* What output_open opens: the part of a command's options it needs. */
+struct cli_output_spec {
+    const char *name;              /* -o FILE; NULL: standard output */
+    const struct cli_split *split; /* the parts when split->plan.parts > 0; or NULL */
+    enum cli_codec compress;       /* NONE, GZIP, ZSTD, or BY_NAME: each file's
+                                      extension (.gz, .zst), stdout plain */
+    unsigned threads;              /* zstd's worker threads (0 or 1: none) */
+};
+
+/* Open every split part (temporaries) when the spec splits, else -o FILE (a
+ * temporary beside it) or standard output.  Allocates the 1 MiB buffer.
+ * Returns 0, or -1 after a message. */
+int output_open(struct cli_output *o, const struct cli_output_spec *spec);
 /* Nonzero when writing split parts. */
 int output_splitting(const struct cli_output *o);
 /* The number of records that will follow the header.  Required, once, after
@@ -125,6 +141,11 @@ rf_engine_sink output_sink(struct cli_output *o,
  * output_room.  Returns 0 or an errno value (also left in the writer). */
 int output_records(struct cli_output *o, const rf_records *r, const uint64_t *offs,
                    size_t count);
+/* Everything but the commit: flushed, and the staged files fsynced, so that
+ * output_close has only renames left (several outputs committed together:
+ * all finished before the first is committed).  Returns 0, or -1 after a
+ * message (then output_abort). */
+int output_finish(struct cli_output *o);
 /* Flush, then commit everything or remove everything.  Returns the exit
  * status: CLI_OK, or CLI_FAIL after a message (a closed pipe on stdout --
  * EPIPE, SIGPIPE being ignored -- too: "write error: Broken pipe", as shuf).

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "cli.h"
+#include "key_field.h"
 #include "output.h"
 
 struct shuf_opts {
@@ -28,6 +29,16 @@ struct shuf_opts {
     int csv;              /* --csv: CSV records */
     const char *split_spec, *output_pattern; /* as given */
     struct cli_split split; /* the plan of --split/--output-pattern; SPLIT_NONE if none */
+    const char *key_arg, *field_delim_arg; /* --key, -d as given */
+    struct key_field key; /* --key: field 0 if none */
+    const char *compress_arg; /* --compress as given */
+    enum cli_codec compress;  /* --compress, or CLI_CODEC_BY_NAME (shuf mode: NONE) */
+    int lockstep;         /* --lockstep: every file in one order, each to its own output */
+    const char **outputs; /* every -o, in order (argc slots); n_outputs of them */
+    int n_outputs;
+    const char **patterns; /* every --output-pattern, in order; n_patterns of them */
+    int n_patterns;
+    struct cli_split *splits; /* --lockstep --split: one plan and names per input */
     char **operands;
     int n_operands;
 };
@@ -38,22 +49,19 @@ int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o);
 /* Release what cli_shuf_parse allocated (the split plan). */
 void cli_shuf_free(struct shuf_opts *o);
 
-/* --memory=SIZE: rf_engine_memory_parse, the rule of every front end, with
- * the program's messages (`cmd` names a subcommand for the hint, or NULL).
- * *given holds the value given before (NULL at first): another one is an
- * error (cli_set_once).  Returns CLI_CONTINUE, or CLI_FAIL after a message. */
-int cli_parse_memory(const char *cmd, const char *arg, const char **given, uint64_t *v);
-/* --threads=N, 0 <= N <= 4096 (0: one per core, resolved by the caller);
- * *given as for cli_parse_memory. */
-int cli_parse_threads(const char *cmd, const char *arg, const char **given, unsigned *v);
-/* -T DIR is checked at once (an existing, writable directory), so that a
- * typo fails before a long run rather than when the first temporary file is
- * made.  Returns CLI_CONTINUE, or CLI_FAIL after a message. */
-int cli_check_tmpdir(const char *dir);
-
 /* The directory for temporary files: -T DIR, else $TMPDIR (when set and not
  * empty), else "/tmp".  Only an explicit -T is checked up front (it must be
  * an existing, writable directory); $TMPDIR and /tmp are checked when used. */
 const char *cli_tmpdir(const struct shuf_opts *o);
+
+/* The first `head` records of r, the --header: written in place to a single
+ * output, or handed to the split output, which starts every part with them
+ * (an unterminated last one gets its delimiter).  Reads r->offs[head]: call
+ * before the offsets are shuffled.  0, or -1 after a message. */
+int shuf_put_header(struct cli_output *out, const rf_records *r, size_t head);
+
+/* output_open on the output the options name: -o FILE, the --split parts or
+ * standard output. */
+int shuf_output_open(struct cli_output *out, const struct shuf_opts *o);
 
 #endif

@@ -11,6 +11,7 @@
 #include <sodium.h>
 
 #include "cleanup.h"
+#include "decompress.h"
 #include "output.h"
 #include "progress.h"
 #include "riffle_engine.h"
@@ -23,6 +24,38 @@ static int out_begin(void *ctx, const void *header, size_t len, uint64_t records
 {
     struct cli_output *o = ctx;
     return output_set_header(o, header, len) != 0 || output_set_total(o, records) != 0 ? -1 : 0;
+}
+
+/* The output behind a gate: nothing is written before every compressed
+ * input is known to have decoded to its end (a corrupt one ends its pipe
+ * early, which the engine reads as an end).  The engine calls begin once
+ * every input is read. */
+struct gated {
+    struct cli_output *out;
+    struct cli_inflow *flow;
+};
+
+static int gated_begin(void *ctx, const void *header, size_t len, uint64_t records)
+{
+    struct gated *g = ctx;
+    if (inflow_check(g->flow) != 0)
+        return -1;
+    return out_begin(g->out, header, len, records);
+}
+
+static rf_writer *gated_writer(void *ctx)
+{
+    return output_writer(((struct gated *)ctx)->out);
+}
+
+static uint64_t gated_room(void *ctx)
+{
+    return output_room(((struct gated *)ctx)->out);
+}
+
+static int gated_advance(void *ctx, uint64_t records)
+{
+    return output_advance(((struct gated *)ctx)->out, records);
 }
 
 /* ---- the callbacks: progress line and clean-up registry ---- */
@@ -163,6 +196,33 @@ static int failed(const rf_engine_error *err, struct cli_output *out, struct pro
     return CLI_FAIL;
 }
 
+int shuf_engine_options(const struct shuf_opts *o, rf_engine_options *eo)
+{
+    struct progress none = {0};
+    struct line l = {&none, 0};
+    const int r = engine_options(o, &l, eo);
+    eo->progress = NULL; /* shuf_engine_run's */
+    eo->progress_ctx = NULL;
+    return r;
+}
+
+int shuf_engine_run(const rf_engine_options *options, const rf_engine_input *in, size_t n,
+                    const rf_engine_sink *sink, struct cli_output *out, struct progress *p)
+{
+    struct line line = {p, 0};
+    rf_engine_options eo = *options;
+    eo.progress = p->on ? on_progress : NULL;
+    eo.progress_ctx = &line;
+    rf_engine_error err;
+    const int status = rf_engine_shuffle(&eo, in, n, sink, &err) != RF_OK
+                           ? failed(&err, out, p)
+                           : CLI_OK;
+    sodium_memzero(eo.key, sizeof eo.key);
+    if (status == CLI_OK)
+        progress_done(p);
+    return status;
+}
+
 int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
 {
     struct line line = {p, 0};
@@ -173,11 +233,13 @@ int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
     unsigned char *echo;
     rf_engine_input *in = engine_inputs(o, &n, &echo);
     struct cli_output out;
+    struct gated gate = {&out, NULL};
     int status = CLI_FAIL;
     if (!in)
         cli_error("memory exhausted");
-    else if (output_open(&out, o) == 0) {
-        const rf_engine_sink sink = output_sink(&out, out_begin);
+    else if ((o->shuf_mode || inflow_start(&gate.flow, in, n) == 0) &&
+             shuf_output_open(&out, o) == 0) {
+        const rf_engine_sink sink = {gated_begin, gated_writer, gated_room, gated_advance, &gate};
         rf_engine_error err;
         if (rf_engine_shuffle(&eo, in, n, &sink, &err) != RF_OK) {
             status = failed(&err, &out, p);
@@ -186,6 +248,7 @@ int shuf_run_keyed(const struct shuf_opts *o, struct progress *p)
             status = output_close(&out);
         }
     }
+    inflow_end(gate.flow);
     sodium_memzero(eo.key, sizeof eo.key);
     free(echo);
     free(in);

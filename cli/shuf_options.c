@@ -1,7 +1,8 @@
 /*
  * shuf_options.c -- the options of `riffle` in its shuf-compatible mode, with
  * GNU shuf's messages (coreutils 9.x), and riffle's extensions (--seed, --rng,
- * --header, --memory, -T, --threads, --progress, --split, --output-pattern)
+ * --header, --memory, -T, --threads, --progress, --split, --output-pattern,
+ * --key, -d/--field-delimiter, --lockstep)
  * unless invoked as `shuf`.
  */
 #include <errno.h>
@@ -9,12 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli_options.h"
 #include "progress.h"
 #include "riffle_engine.h"
+#include "run_options.h"
 #include "shuf.h"
 
 enum {
@@ -24,11 +24,11 @@ enum {
     OPT_THREADS,
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
+    OPT_KEY,
+    OPT_COMPRESS,
+    OPT_LOCKSTEP,
     OPT_CSV
 };
-
-/* --threads above this is surely a mistake. */
-#define MAX_THREADS 4096
 
 /* GNU shuf's long options, in its order: the whole table as `shuf`, the start
  * of riffle's. */
@@ -64,6 +64,10 @@ static const struct option riffle_longopts[] = {
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"split", required_argument, NULL, CLI_OPT_SEED},
     {"output-pattern", required_argument, NULL, 'o'},
+    {"key", required_argument, NULL, OPT_KEY},
+    {"field-delimiter", required_argument, NULL, 'd'},
+    {"compress", required_argument, NULL, OPT_COMPRESS},
+    {"lockstep", no_argument, NULL, OPT_LOCKSTEP},
     {"csv", no_argument, NULL, OPT_CSV},
     {NULL, 0, NULL, 0},
 };
@@ -71,7 +75,7 @@ static const struct option shuf_longopts[] = {
     SHUF_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
-const struct cli_options cli_riffle_options = {"", 0, "ei:n:o:rzT:", riffle_longopts};
+const struct cli_options cli_riffle_options = {"", 0, "ei:n:o:rzT:d:", riffle_longopts};
 const struct cli_options cli_shuf_options = {"", 1, "ei:n:o:rz", shuf_longopts};
 
 static const char usage_riffle[] =
@@ -111,11 +115,25 @@ static const char usage_riffle[] =
     "                              as parts (train.txt,valid.txt,test.txt); every\n"
     "                              part starts with the --header lines; all parts\n"
     "                              are replaced atomically at the end, or none\n"
+    "      --key=FIELD           with --split: every line whose field FIELD (from 1)\n"
+    "                              holds the same key goes to the same part, chosen\n"
+    "                              by a keyed hash of the key and the seed only; the\n"
+    "                              parts take their fractions of the keys (N equal\n"
+    "                              parts or percentages, not counts)\n"
+    "  -d, --field-delimiter=C   fields are separated by the byte C (default: TAB)\n"
+    "      --lockstep            shuffle every FILE in one order (aligned files: a\n"
+    "                              source and its translation), each to its own\n"
+    "                              -o, one per FILE in order, or with --split to\n"
+    "                              its own --output-pattern; the FILEs must have\n"
+    "                              the same number of lines; all outputs are\n"
+    "                              replaced at the end, or none\n"
     "  -i LO-HI takes any range of 64-bit numbers, up to 0-18446744073709551615.\n"
     "  Above 2^20 numbers the range is never held: it is streamed in the order of\n"
     "  a keyed pseudo-random permutation (riffle perm --mode=siphash) whose key is\n"
     "  made from --seed or --random-source as the generator's, whatever --rng.\n"
-    "  Several FILEs are read one after another, as one input.\n"
+    "  Several FILEs are read one after another, as one input.  A FILE (or\n"
+    "  standard input) compressed with gzip or zstd is decompressed, whatever\n"
+    "  its name: its first bytes tell (a pipe only as the first input).\n"
     "\n"
     "Without --seed or --random-source the generator is ChaCha20 keyed from the\n"
     "operating system.  With --seed, -n K prints exactly the first K lines of the\n"
@@ -236,32 +254,6 @@ static int on_count(struct shuf_opts *o, const char *arg, const char *name)
     return CLI_CONTINUE;
 }
 
-int cli_parse_memory(const char *cmd, const char *arg, const char **given, uint64_t *v)
-{
-    if (cli_set_once(given, arg, "memory sizes") != CLI_CONTINUE)
-        return CLI_FAIL;
-    const rf_status st = rf_engine_memory_parse(arg, v);
-    if (st == RF_ERANGE) {
-        cli_error("cannot find the size of memory for --memory=%s", arg);
-        return CLI_FAIL;
-    }
-    if (st != RF_OK)
-        return cli_usage(cmd, "invalid memory size %s", cli_quote(arg));
-    return CLI_CONTINUE;
-}
-
-int cli_parse_threads(const char *cmd, const char *arg, const char **given, unsigned *v)
-{
-    if (cli_set_once(given, arg, "thread counts") != CLI_CONTINUE)
-        return CLI_FAIL;
-    uint64_t n;
-    int over;
-    if (cli_parse_u64(arg, &n, &over) != 0 || n > MAX_THREADS)
-        return cli_usage(cmd, "invalid thread count %s", cli_quote(arg));
-    *v = (unsigned)n;
-    return CLI_CONTINUE;
-}
-
 static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
 {
     switch (c) {
@@ -271,8 +263,26 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
         return cli_parse_memory(NULL, arg, &o->memory_arg, &o->memory);
     case OPT_THREADS:
         return cli_parse_threads(NULL, arg, &o->threads_arg, &o->threads);
+    case OPT_KEY:
+        if (cli_set_once(&o->key_arg, arg, "key fields") != CLI_CONTINUE)
+            return CLI_FAIL;
+        return key_field_parse(NULL, "key", arg, &o->key.field);
+    case 'd':
+        if (cli_set_once(&o->field_delim_arg, arg, "field delimiters") != CLI_CONTINUE)
+            return CLI_FAIL;
+        return key_field_parse_delim(NULL, arg, &o->key.delim);
     case OPT_PROGRESS:
         o->progress = PROGRESS_FORCED;
+        return CLI_CONTINUE;
+    case OPT_LOCKSTEP:
+        o->lockstep = 1;
+        return CLI_CONTINUE;
+    case OPT_COMPRESS:
+        if (cli_set_once(&o->compress_arg, arg, "compression formats") != CLI_CONTINUE)
+            return CLI_FAIL;
+        if (codec_parse(arg, &o->compress) != 0)
+            return cli_usage(NULL, "invalid compression format %s (gzip, zstd or none)",
+                             cli_quote(arg));
         return CLI_CONTINUE;
     default: /* OPT_NO_PROGRESS */
         o->progress = PROGRESS_NEVER;
@@ -293,14 +303,20 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
         o->split_spec = arg;
         return CLI_CONTINUE;
     }
-    if (strcmp(name, "output-pattern") == 0)
-        return cli_set_once(&o->output_pattern, arg, "output patterns");
+    if (strcmp(name, "output-pattern") == 0) {
+        o->patterns[o->n_patterns++] = arg; /* one per file with --lockstep */
+        if (!o->output_pattern)
+            o->output_pattern = arg;
+        return CLI_CONTINUE;
+    }
     if (!o->shuf_mode && c == OPT_CSV) {
         o->csv = 1;
         return CLI_CONTINUE;
     }
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
-                          c == OPT_PROGRESS || c == OPT_NO_PROGRESS))
+                          c == OPT_PROGRESS || c == OPT_NO_PROGRESS || c == OPT_KEY ||
+                          c == 'd' || c == OPT_COMPRESS ||
+                          c == OPT_LOCKSTEP))
         return on_riffle_option(o, c, arg);
     const int r = cli_rng_option(&o->rng, c, arg);
     if (r != CLI_NOT_RNG)
@@ -319,7 +335,10 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     case 'n':
         return on_count(o, arg, name);
     case 'o':
-        return cli_set_once(&o->output, arg, "output files");
+        o->outputs[o->n_outputs++] = arg; /* one per file with --lockstep */
+        if (!o->output)
+            o->output = arg;
+        return CLI_CONTINUE;
     case 'r':
         o->repeat = 1;
         return CLI_CONTINUE;
@@ -335,20 +354,30 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
     }
 }
 
-int cli_check_tmpdir(const char *dir)
+/* Without --lockstep, -o and --output-pattern are options given once, or
+ * again with the same value (cli_set_once's rule). */
+static int check_once(const char **given, int n, const char *plural)
 {
-    struct stat st;
-    int e = 0;
-    if (stat(dir, &st) != 0)
-        e = errno;
-    else if (!S_ISDIR(st.st_mode))
-        e = ENOTDIR;
-    else if (access(dir, W_OK | X_OK) != 0)
-        e = errno;
-    if (e) {
-        cli_error("cannot use temporary directory %s: %s", cli_quote(dir), strerror(e));
+    const char *first = NULL;
+    for (int i = 0; i < n; i++)
+        if (cli_set_once(&first, given[i], plural) != CLI_CONTINUE)
+            return CLI_FAIL;
+    return CLI_CONTINUE;
+}
+
+/* --lockstep --split: the plan parsed once per file, with that file's
+ * --output-pattern. */
+static int parse_lockstep_splits(struct shuf_opts *o)
+{
+    o->splits = calloc((size_t)o->n_patterns, sizeof *o->splits);
+    if (!o->splits) {
+        cli_error("memory exhausted");
         return CLI_FAIL;
     }
+    for (int i = 0; i < o->n_patterns; i++)
+        if (split_parse(&o->splits[i], o->split_spec) != CLI_CONTINUE ||
+            split_set_pattern(&o->splits[i], o->patterns[i]) != CLI_CONTINUE)
+            return CLI_FAIL;
     return CLI_CONTINUE;
 }
 
@@ -364,6 +393,8 @@ static int check_split(struct shuf_opts *o)
         return cli_usage(NULL, "cannot combine --split and -o");
     if (o->repeat)
         return cli_usage(NULL, "cannot combine --split and -r");
+    if (o->lockstep)
+        return parse_lockstep_splits(o);
     if (split_parse(&o->split, o->split_spec) != CLI_CONTINUE)
         return CLI_FAIL;
     return split_set_pattern(&o->split, o->output_pattern);
@@ -385,6 +416,46 @@ static int check_csv(const struct shuf_opts *o)
     return CLI_CONTINUE;
 }
 
+/* --lockstep: files (not -e or -i), no -r (which draws records, not an
+ * order), and one output per file: an -o each, or with --split an
+ * --output-pattern each. */
+static int check_lockstep(const struct shuf_opts *o)
+{
+    const int files = o->n_operands > 0 ? o->n_operands : 1;
+    if (o->echo)
+        return cli_usage(NULL, "cannot combine --lockstep and -e");
+    if (o->have_range)
+        return cli_usage(NULL, "cannot combine --lockstep and -i");
+    if (o->repeat)
+        return cli_usage(NULL, "cannot combine --lockstep and -r");
+    if (o->key.field)
+        return cli_usage(NULL, "cannot combine --lockstep and --key");
+    if (o->split_spec && o->n_patterns != files)
+        return cli_usage(NULL, "--lockstep --split needs one --output-pattern per file: "
+                               "%d given for %d files", o->n_patterns, files);
+    if (!o->split_spec && o->n_outputs != files)
+        return cli_usage(NULL, "--lockstep needs one -o per file: %d given for %d files",
+                         o->n_outputs, files);
+    return CLI_CONTINUE;
+}
+
+/* --key: a split by key of records (shuf_bykey.c). */
+static int check_key(const struct shuf_opts *o)
+{
+    if (!o->key.field)
+        return o->field_delim_arg ? cli_usage(NULL, "--field-delimiter needs --key")
+                                  : CLI_CONTINUE;
+    if (!o->split.plan.parts)
+        return cli_usage(NULL, "--key needs --split");
+    if (o->split.plan.kind == RF_SPLIT_COUNTS)
+        return cli_usage(NULL, "--key needs --split as N parts or percentages, not counts");
+    if (o->have_count)
+        return cli_usage(NULL, "cannot combine --key and -n");
+    if (o->have_range)
+        return cli_usage(NULL, "cannot combine --key and -i");
+    return CLI_CONTINUE;
+}
+
 /* riffle's own options, after shuf's checks. */
 static int check_riffle(struct shuf_opts *o)
 {
@@ -393,20 +464,24 @@ static int check_riffle(struct shuf_opts *o)
         o->progress = PROGRESS_NEVER; /* shuf never prints progress */
         return CLI_CONTINUE;
     }
-    if (o->threads == 0) {
-        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        o->threads = cores > 0 ? (unsigned)(cores < MAX_THREADS ? cores : MAX_THREADS) : 1;
-    }
+    o->threads = cli_threads_resolve(o->threads);
     if (o->tmpdir && cli_check_tmpdir(o->tmpdir) != CLI_CONTINUE)
         return CLI_FAIL;
     if (check_csv(o) != CLI_CONTINUE)
         return CLI_FAIL;
-    return check_split(o);
+    if (o->lockstep && check_lockstep(o) != CLI_CONTINUE)
+        return CLI_FAIL;
+    if (check_split(o) != CLI_CONTINUE)
+        return CLI_FAIL;
+    return check_key(o);
 }
 
 /* The checks shuf makes after reading the options, in its order. */
 static int check_combination(struct shuf_opts *o)
 {
+    if (!o->lockstep && (check_once(o->outputs, o->n_outputs, "output files") != CLI_CONTINUE ||
+                         check_once(o->patterns, o->n_patterns, "output patterns") != CLI_CONTINUE))
+        return CLI_FAIL;
     if (o->echo && o->have_range)
         return cli_usage(NULL, "cannot combine -e and -i options");
     if (o->have_range && o->n_operands > 0)
@@ -423,6 +498,11 @@ static int check_combination(struct shuf_opts *o)
 void cli_shuf_free(struct shuf_opts *o)
 {
     split_free(&o->split);
+    for (int i = 0; o->splits && i < o->n_patterns; i++)
+        split_free(&o->splits[i]);
+    free(o->splits);
+    free(o->outputs);
+    free(o->patterns);
 }
 
 const char *cli_tmpdir(const struct shuf_opts *o)
@@ -430,13 +510,28 @@ const char *cli_tmpdir(const struct shuf_opts *o)
     return rf_temp_dir(o->tmpdir);
 }
 
+int shuf_output_open(struct cli_output *out, const struct shuf_opts *o)
+{
+    const struct cli_output_spec spec = {o->output, &o->split, o->compress, o->threads};
+    return output_open(out, &spec);
+}
+
 int cli_shuf_parse(int argc, char **argv, int shuf_mode, struct shuf_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->shuf_mode = shuf_mode;
     o->delim = '\n';
+    o->key.delim = '\t';
+    /* shuf writes what it is given, whatever the name. */
+    o->compress = shuf_mode ? CLI_CODEC_NONE : CLI_CODEC_BY_NAME;
     const struct cli_options *t = shuf_mode ? &cli_shuf_options : &cli_riffle_options;
     const struct option *longopts = t->longopts;
+    o->outputs = calloc((size_t)argc + 1, sizeof *o->outputs);
+    o->patterns = calloc((size_t)argc + 1, sizeof *o->patterns);
+    if (!o->outputs || !o->patterns) {
+        cli_error("memory exhausted");
+        return CLI_FAIL;
+    }
     for (;;) {
         int index = -1;
         const int c = getopt_long(argc, argv, t->shortopts, longopts, &index);

@@ -343,6 +343,17 @@ RF_API void rf_split_free(rf_split *s);
 RF_API RF_NODISCARD rf_status rf_split_bounds(const rf_split *s, uint64_t n, uint64_t *b,
                                               rf_split_error *err);
 
+/* The part of a record whose key has unit value u (riffle_sample.h
+ * rf_keyhash_unit, read as u / 2^64): for N equal parts floor(u N / 2^64);
+ * for percentages the part i with u / 2^64 in [c(i-1), c(i)), c(i) the
+ * cumulative fraction (c(i) 2^64 rounded down; the last part takes the
+ * rest).  So the part depends on the key's value and the spec only, and a
+ * part holds its fraction of the keys in expectation (not of the records).
+ * RF_EINVAL for counts (which keys fill a count depends on the others) or
+ * an empty spec. */
+RF_API RF_NODISCARD rf_status rf_split_part_of_unit(const rf_split *s, uint64_t u,
+                                                    size_t *part);
+
 /* The parts' file names from pattern: a printf-like pattern with exactly one
  * %d (optionally %Wd or %0Wd, W <= 20; "%%" is a literal %), the parts
  * numbered from 0; or, if pattern has no '%', a comma-separated list of
@@ -580,7 +591,7 @@ RF_API void rf_engine_scatter_close(rf_engine_scatter *s);
 
 /* Gather: one owner's packets from every part, put in the keyed order and
  * written.  Records are held in memory up to about o->memory (the packets
- * as they came, parsed in place, and 16 bytes per record for the order);
+ * as they came, parsed in place, and 24 bytes per record for the order);
  * beyond it, everything held is spilled to bucket files
  * (ranges of this owner's keys) in o->tmpdir ($TMPDIR, /tmp): temporary
  * files as rf_engine_shuffle makes them ("Temporary files": unnamed where
@@ -617,6 +628,17 @@ RF_API RF_NODISCARD rf_status rf_engine_gather_open(rf_engine_gather **g,
 RF_API RF_NODISCARD rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part,
                                                    const void *packets, size_t len,
                                                    rf_engine_error *err);
+
+/* As rf_engine_gather_add, but the packets are not copied: they are parsed
+ * where they lie and the records ordered and written from there, so the
+ * caller keeps packets[0..len) valid and unchanged until
+ * rf_engine_gather_close (a mapped packet file: `riffle gather`).  They
+ * count in the budget as copies would, and a spill copies their records to
+ * the bucket files (after which the gather reads them no more).  Returns
+ * as rf_engine_gather_add. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_hold(rf_engine_gather *g, unsigned from_part,
+                                                    const void *packets, size_t len,
+                                                    rf_engine_error *err);
 
 /* Receiving without a copy: memory of the gather's own, `len` bytes at
  * *buf, for a transport to receive packets into (MPI_Recv, read(2)...) and

@@ -163,9 +163,15 @@ typedef struct rf_file_stamp {
     int64_t size;
     int64_t mtime_sec, ctime_sec;
     long mtime_nsec, ctime_nsec;
+    int summed;   /* sum holds a hash of the bytes [0, size): taken by
+                     rf_file_stamp_sum_fd, or by the engine as it read
+                     them; the library's own hash, kept within one run */
+    int fresh;    /* changed so recently that the times may not show more */
+    uint64_t sum;
 } rf_file_stamp;
 
-/* The stamp of the file open as fd (fstat(2)).  Returns 0 or its errno. */
+/* The stamp of the file open as fd (fstat(2)), not summed; `fresh` is set
+ * (see RF_FILE_FRESH_SECONDS).  Returns 0 or its errno. */
 RF_API RF_NODISCARD int rf_file_stamp_fd(int fd, rf_file_stamp *s);
 
 /* The stamp of the file named path (stat(2), links followed).  Returns 0 or
@@ -176,6 +182,36 @@ RF_API RF_NODISCARD int rf_file_stamp_path(const char *path, rf_file_stamp *s);
  * and its size, modification time or change time differ; else 0.  A name
  * that has come to mean another file is no change to what was read. */
 RF_API int rf_file_changed(const rf_file_stamp *then, const rf_file_stamp *now);
+
+/* A file that only grows (a log being appended to) is a snapshot: its
+ * bytes as stamped are still its first bytes, and a program that read only
+ * those is exact for the file as it was.  Telling an append from a rewrite
+ * needs the bytes themselves, not only the size and times: a file
+ * truncated and rewritten longer has grown too.  rf_file_stamp_sum_fd
+ * stamps as rf_file_stamp_fd does and adds a hash of the file's bytes
+ * [0, size), read with pread(2) (the descriptor's offset is left as it
+ * was; one extra pass over the file, from the page cache when it was just
+ * read or is about to be).  Returns 0 or its errno.  The engine
+ * (riffle_engine.h) takes no such pass: it hashes each regular input's
+ * bytes as it reads them anyway, and compares at the end.
+ *
+ * The hash also closes the gap the times leave: a file whose modification
+ * time is within RF_FILE_FRESH_SECONDS of the clock when it is stamped
+ * could be rewritten at the same size within the same clock tick
+ * (or FAT's two seconds) without a new time; such a file is read again and
+ * compared at the check.  An older file cannot be written without a new
+ * time, so the check reads it again only when it grew. */
+#define RF_FILE_FRESH_SECONDS 3
+RF_API RF_NODISCARD int rf_file_stamp_sum_fd(int fd, rf_file_stamp *s);
+
+/* 1 when the bytes `then` stamped are no longer the file's first bytes:
+ * the file open as fd (or, with fd < 0, named path) shrank, changed its
+ * modification or change time at the same size, grew with other bytes in
+ * front (compared by hash when `then` has one, else any growth counts as a
+ * change), or, stamped fresh, holds other bytes at the same size and times;
+ * 0 when it is unchanged, only grew, or is not the file stamped (a name
+ * that came to mean another file, or none). */
+RF_API int rf_file_snapshot_changed(const rf_file_stamp *then, int fd, const char *path);
 
 /* ------------------------------------------------------------------------ */
 /* Delimiters                                                               */
@@ -410,6 +446,10 @@ RF_API RF_NODISCARD int rf_same_file_pair(const char *const *names, size_t n, si
  * engine's rule for rf_engine_options.tmpdir NULL.  Does not allocate; the
  * result lives as long as dir or the environment. */
 RF_API const char *rf_temp_dir(const char *dir);
+
+/* Whether dir can hold temporary files: 0, or the errno value that says why
+ * not (ENOTDIR, or what stat(2) or access(2) gave: ENOENT, EACCES...). */
+RF_API int rf_temp_dir_usable(const char *dir);
 
 /* A registry of the temporary files a program would leave if a signal
  * ended it, for its own signal handler to remove: the library installs no

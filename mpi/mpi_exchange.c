@@ -12,12 +12,10 @@
  * packed them and received into memory of the gather's own, which parses
  * and keeps them there (rf_engine_gather_buffer, _recv): no copy on either
  * side.  The rounds overlap: while one travels, the last is parsed and the
- * next packed.  On one rank nothing travels: its scatter hands every
- * record to its gather where it lies in the input (rf_engine_scatter_local,
- * the scatter then kept open until the gather is closed), so one rank
- * costs no copy and no message.  With several ranks a rank's own records
- * go through MPI to itself like the others': the lane would copy them
- * into the gather, which costs what MPI's copy to self costs
+ * next packed.  A job of one rank never comes here (riffle_mpi.c runs the
+ * one-process engine).  A rank's own records go through MPI to itself like
+ * the others': the library's local lane (rf_engine_scatter_local) would
+ * copy them into the gather, which costs what MPI's copy to self costs
  * (docs/BENCHMARKS_MPI.md), or hold the whole part's input pages.
  */
 #include <limits.h>
@@ -326,8 +324,6 @@ int job_exchange(struct job *j, rf_engine_gather **gp, rf_engine_scatter **sp)
         job_fail_engine(j, &e);
     else if (rf_engine_scatter_open(&s, &j->eo, j->in, j->n_in, (unsigned)j->rank,
                                     (unsigned)j->size, first, (unsigned)j->size, &e) != RF_OK)
-        job_fail_engine(j, &e);
-    else if (j->size == 1 && rf_engine_scatter_local(s, 0, g, &e) != RF_OK)
         job_fail_engine(j, &e);
     int status = job_agree(j);
     if (status == 0) {

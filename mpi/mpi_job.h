@@ -115,6 +115,9 @@ int job_output_plan(struct job *j, struct job_output *out, rf_engine_gather *g);
 /* Write this rank's records (and rank 0 the headers) at their offsets,
  * fsync.  Agreed. */
 int job_output_write(struct job *j, struct job_output *out, rf_engine_gather *g);
+/* A job of one rank: the one-process engine writes every record (header
+ * included) into the temporaries, fsync.  Agreed. */
+int job_output_alone(struct job *j, struct job_output *out);
 /* Rank 0 renames every temporary into place; every rank learns the
  * outcome.  Returns 0 or -1. */
 int job_output_commit(struct job *j, struct job_output *out);

@@ -237,6 +237,21 @@ int job_output_header(struct job *j, struct job_output *out)
 /* The plan                                                                 */
 /* ------------------------------------------------------------------------ */
 
+/* Why the split's counts do not fit the records output, in riffle's words
+ * (the library's reason names no option). */
+static void split_refused(struct job *j, const rf_split_error *se)
+{
+    if (se->problem == RF_SPLIT_COUNTS_EXCEED)
+        job_fail(j, "the --split counts add up to %llu, more than the %llu records output",
+                 (unsigned long long)se->sum, (unsigned long long)se->total);
+    else if (se->problem == RF_SPLIT_COUNTS_DIFFER)
+        job_fail(j, "the --split counts add up to %llu, but %llu records are output",
+                 (unsigned long long)se->sum, (unsigned long long)se->total);
+    else
+        job_fail(j, "memory exhausted");
+    j->err.global = 1; /* every rank computes the same plan */
+}
+
 /* b[0..parts] over the `count` records output. */
 static int bounds(struct job *j, struct job_output *out, uint64_t count, uint64_t *b)
 {
@@ -247,16 +262,7 @@ static int bounds(struct job *j, struct job_output *out, uint64_t count, uint64_
     }
     rf_split_error se;
     if (rf_split_bounds(&out->split, count, b, &se) != RF_OK) {
-        /* riffle's words: the library's reason names no option */
-        if (se.problem == RF_SPLIT_COUNTS_EXCEED)
-            job_fail(j, "the --split counts add up to %llu, more than the %llu records output",
-                     (unsigned long long)se.sum, (unsigned long long)se.total);
-        else if (se.problem == RF_SPLIT_COUNTS_DIFFER)
-            job_fail(j, "the --split counts add up to %llu, but %llu records are output",
-                     (unsigned long long)se.sum, (unsigned long long)se.total);
-        else
-            job_fail(j, "memory exhausted");
-        j->err.global = 1; /* every rank computes the same plan */
+        split_refused(j, &se);
         return -1;
     }
     return 0;
@@ -483,6 +489,100 @@ int job_output_write(struct job *j, struct job_output *out, rf_engine_gather *g)
                      strerror(s.err));
         free(s.buf);
     }
+    return job_agree(j);
+}
+
+/* ------------------------------------------------------------------------ */
+/* One rank                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/* The sink of a one-rank job: the file's sink (rf_fd_sink, or rf_split_sink
+ * for --split), through which the records announced at begin are counted
+ * for --stats. */
+struct alone_sink {
+    const rf_engine_sink *to;
+    uint64_t records;
+};
+
+static int alone_begin(void *ctx, const void *header, size_t len, uint64_t records)
+{
+    struct alone_sink *a = ctx;
+    a->records = records;
+    return a->to->begin(a->to->ctx, header, len, records);
+}
+
+static rf_writer *alone_writer(void *ctx)
+{
+    const struct alone_sink *a = ctx;
+    return a->to->writer(a->to->ctx);
+}
+
+static uint64_t alone_room(void *ctx)
+{
+    const struct alone_sink *a = ctx;
+    return a->to->room(a->to->ctx);
+}
+
+static int alone_advance(void *ctx, uint64_t records)
+{
+    const struct alone_sink *a = ctx;
+    return a->to->advance(a->to->ctx, records);
+}
+
+/* The part a failed write names: the split sink's current one. */
+static const char *alone_target(const struct job_output *out, const rf_split_sink *ss)
+{
+    return out->splitting && ss->cur < out->parts ? out->names[ss->cur] : out->names[0];
+}
+
+/* Run the engine into the open temporaries, then flush and fsync them. */
+static void alone_run(struct job *j, struct job_output *out, int *fds, unsigned char *buf)
+{
+    rf_fd_sink fs;
+    rf_split_sink ss;
+    memset(&ss, 0, sizeof ss);
+    if (out->splitting && rf_split_sink_init(&ss, &out->split, fds, buf, OUT_BUFFER) != RF_OK) {
+        job_fail(j, "memory exhausted");
+        return;
+    }
+    if (!out->splitting)
+        rf_fd_sink_init(&fs, fds[0], buf, OUT_BUFFER);
+    struct alone_sink a = {out->splitting ? &ss.sink : &fs.sink, 0};
+    const rf_engine_sink sink = {alone_begin, alone_writer, alone_room, alone_advance, &a};
+    rf_engine_error e;
+    if (rf_engine_shuffle(&j->eo, j->in, j->n_in, &sink, &e) != RF_OK) {
+        if (e.op != RF_ENGINE_OP_OUTPUT)
+            job_fail_engine(j, &e);
+        else if (out->splitting && ss.error.problem != RF_SPLIT_OK)
+            split_refused(j, &ss.error);
+        else
+            job_fail(j, "%s: %s", alone_target(out, &ss), strerror(e.err > 0 ? e.err : EIO));
+    } else {
+        const int err = out->splitting ? rf_split_sink_finish(&ss) : rf_fd_sink_flush(&fs);
+        if (err)
+            job_fail(j, "%s: %s", alone_target(out, &ss), strerror(err));
+    }
+    for (size_t i = 0; i < out->parts && !j->err.failed; i++)
+        if (fsync(fds[i]) != 0 && errno != EINVAL && errno != EROFS)
+            job_fail(j, "%s: %s", out->names[i], strerror(errno));
+    if (out->splitting)
+        rf_split_sink_free(&ss);
+    j->st.records = a.records;
+}
+
+int job_output_alone(struct job *j, struct job_output *out)
+{
+    int *fds = malloc(out->parts * sizeof *fds);
+    unsigned char *buf = malloc(OUT_BUFFER);
+    if (!fds || !buf) {
+        job_fail(j, "memory exhausted");
+    } else {
+        for (size_t i = 0; i < out->parts; i++)
+            fds[i] = out->files[i].fd;
+        alone_run(j, out, fds, buf);
+    }
+    free(buf);
+    free(fds);
     return job_agree(j);
 }
 

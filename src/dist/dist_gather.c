@@ -14,16 +14,20 @@
  * outside this owner's range means packets of another run, refused.
  *
  * The order inside an owner is rf_keyed_sort's on (key, record number):
- * keys first, a tie's records taken in number order.  The list is put in
- * key order by rf_keyed_sort on o->threads threads.  The addresses are not
- * in number order, so a tie (equal keys, about n^2 / 2^65 pairs among n
+ * keys first, a tie's records taken in number order.  An in-memory list is
+ * put in key order at 8 bytes per record by rf_keyed_index on o->threads
+ * threads (the list's positions as its items), then its positions become
+ * the records' addresses and the list is freed; a bucket read back from a
+ * spill is sorted by rf_keyed_sort.  Neither puts the list in number order,
+ * so a tie (equal keys, about n^2 / 2^65 pairs among n
  * records: almost never) is then ordered again on its own: its records'
  * numbers found again from their frames, put in number order and given to
  * rf_keyed_sort with their ranks as values, which shuffles the tie exactly
  * as one sort of the whole list by number would (riffle.h, "Keyed order": a
  * tie's order depends on its key and its items in input order only).
  *
- * Memory.  The packets' buffers, and 16 bytes per record for the list.
+ * Memory.  The packets' buffers, and 16 bytes per record for the list
+ * (24 while it is ordered, then 8: the budget counts 24).
  * When those pass the budget, every held record is spilled into the
  * key-range bucket files the external engine uses too (keyfiles.h): cut by
  * key into up to 2^RFI_KEYFILES_MAX_BITS buckets (ranges of the owner's
@@ -47,8 +51,11 @@
 #include "keyed/keyed_internal.h"
 #include "records/gather_internal.h"
 
-/* Memory counted per record beside its packet bytes: its rf_keyed in the list. */
+/* Memory counted per record beside its bytes: its rf_keyed in a list, and
+ * while the packets are held, the 8 bytes of its place in the order too
+ * (order_held needs both at once). */
 #define PER_RECORD 16u
+#define PER_HELD_RECORD 24u
 /* rf_engine_gather_add copies frames into buffers of an eighth of the
  * budget, from 4 KiB to 1 MiB (a larger frame gets a buffer of its own):
  * large enough that the allocations do not show, small enough that a small
@@ -136,7 +143,8 @@ struct rf_engine_gather {
     size_t nframes, frames_cap;
     struct frame *by_addr;   /* the packet frames by address: for ties (made on demand) */
     size_t naddr;
-    rf_keyed *items;         /* the held entries (key, address); ordered at the end */
+    rf_keyed *items;         /* the held entries (key, address), while adding */
+    uint64_t *order_addr;    /* an in-memory gather's addresses in the keyed order */
     size_t nitems, items_cap;
     uint64_t held, held_records;
     uint64_t records, bytes; /* added in all */
@@ -165,6 +173,18 @@ static const unsigned char *item_addr(const rf_keyed *a)
     return (const unsigned char *)(uintptr_t)a->val;
 }
 
+/* Records in the keyed order: a list of (key, address) entries, or the
+ * addresses alone (an in-memory gather's, once ordered). */
+struct ordered {
+    const rf_keyed *a;    /* or NULL: */
+    const uint64_t *addr;
+};
+
+static const unsigned char *ordered_addr(const struct ordered *o, size_t i)
+{
+    return (const unsigned char *)(uintptr_t)(o->a ? o->a[i].val : o->addr[i]);
+}
+
 /* A spilled record's number, length, and bytes (returned). */
 static const unsigned char *spilled_decode(const unsigned char *h, uint64_t *number, size_t *len)
 {
@@ -179,9 +199,8 @@ static const unsigned char *spilled_decode(const unsigned char *h, uint64_t *num
 /* A held record's bytes and length; a packet record ends at its delimiter,
  * which parsing has seen. */
 static const unsigned char *record_bytes(const rf_engine_gather *g, enum form f,
-                                         const rf_keyed *a, size_t *len)
+                                         const unsigned char *p, size_t *len)
 {
-    const unsigned char *p = item_addr(a);
     if (f == HELD_SPILLED) {
         uint64_t number;
         return spilled_decode(p, &number, len);
@@ -384,7 +403,7 @@ static int write_run(rf_engine_gather *g, struct rfi_keybucket *kb, const rf_key
         const unsigned char *bytes;
         if (nums) {
             number = nums[i];
-            bytes = record_bytes(g, HELD_PACKET, &a[i], &len);
+            bytes = record_bytes(g, HELD_PACKET, item_addr(&a[i]), &len);
         } else {
             bytes = spilled_decode(item_addr(&a[i]), &number, &len);
         }
@@ -528,6 +547,8 @@ static void drop_held(rf_engine_gather *g)
 {
     free_held_bufs(g);
     g->lane_buf = NULL;
+    free(g->order_addr);
+    g->order_addr = NULL;
     free(g->items);
     free(g->frames);
     free(g->by_addr);
@@ -572,7 +593,7 @@ static int spill(rf_engine_gather *g, rf_engine_error *err)
 
 static int over_budget(const rf_engine_gather *g)
 {
-    return g->held + PER_RECORD * g->held_records > g->budget;
+    return g->held + PER_HELD_RECORD * g->held_records > g->budget;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -658,6 +679,21 @@ uint64_t rf_engine_gather_records(const rf_engine_gather *g)
     return g ? g->records : 0;
 }
 
+/* The owner, its number of owners and the delimiter: learnt from the first
+ * frame (or the local lane), then checked.  0, or 1 when they differ. */
+static int learn_owner(rf_engine_gather *g, unsigned owner, unsigned owners, unsigned char delim)
+{
+    if (g->have_owner)
+        return owner != g->owner || owners != g->owners || delim != g->delim;
+    g->have_owner = 1;
+    g->delim = delim;
+    g->owner = owner;
+    g->owners = owners;
+    g->klo = owner_low(owner, owners);
+    g->khi = owner + 1 == owners ? UINT64_MAX : owner_low(owner + 1, owners) - 1;
+    return 0;
+}
+
 static int bad_packets(rf_engine_error *err)
 {
     return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
@@ -678,16 +714,8 @@ static int frame_header(rf_engine_gather *g, unsigned from, const unsigned char 
     if (owners == 0 || owner >= owners)
         return bad_packets(err);
     const unsigned char delim = (unsigned char)rfi_get_u32(p + 24);
-    if (!g->have_owner) {
-        g->have_owner = 1;
-        g->delim = delim;
-        g->owner = owner;
-        g->owners = owners;
-        g->klo = owner_low(owner, owners);
-        g->khi = owner + 1 == owners ? UINT64_MAX : owner_low(owner + 1, owners) - 1;
-    } else if (owner != g->owner || owners != g->owners || delim != g->delim) {
+    if (learn_owner(g, owner, owners, delim) != 0)
         return bad_packets(err);
-    }
     *records = rfi_get_u64(p + 32);
     *payload = rfi_get_u64(p + 40);
     *first = rfi_get_u64(p + 48);
@@ -769,16 +797,21 @@ static int add_in_place(rf_engine_gather *g, unsigned from, const unsigned char 
     return 0;
 }
 
+/* The size of a buffer that copies go into: an eighth of the budget, from
+ * BLOCK_MIN to BLOCK_MAX. */
+static size_t copy_block(const rf_engine_gather *g)
+{
+    const uint64_t eighth = g->budget / 8;
+    return eighth < BLOCK_MIN ? BLOCK_MIN : eighth > BLOCK_MAX ? BLOCK_MAX : (size_t)eighth;
+}
+
 /* Room for a frame of `size` bytes to be copied: the current copy buffer
  * (the first of the list) or a new one. */
 static unsigned char *copy_room(rf_engine_gather *g, size_t size)
 {
     struct pbuf *b = g->bufs;
     if (!b || b->given || b == g->lane_buf || b->cap - b->len < size) {
-        const uint64_t eighth = g->budget / 8;
-        const size_t block = eighth < BLOCK_MIN   ? BLOCK_MIN
-                             : eighth > BLOCK_MAX ? BLOCK_MAX
-                                                  : (size_t)eighth;
+        const size_t block = copy_block(g);
         if (!(b = new_pbuf(g, size > block ? size : block, 0)))
             return NULL;
     }
@@ -832,16 +865,8 @@ int rfi_dist_gather_lane(rf_engine_gather *g, unsigned part, unsigned parts, uns
         memcmp(order->tie_key, g->order.tie_key, sizeof order->tie_key) != 0 ||
         (!g->test_keys && check != g->check))
         return 1;
-    if (!g->have_owner) {
-        g->have_owner = 1;
-        g->delim = delim;
-        g->owner = owner;
-        g->owners = owners;
-        g->klo = owner_low(owner, owners);
-        g->khi = owner + 1 == owners ? UINT64_MAX : owner_low(owner + 1, owners) - 1;
-    } else if (owner != g->owner || owners != g->owners || delim != g->delim) {
+    if (learn_owner(g, owner, owners, delim) != 0)
         return 1;
-    }
     g->lane = 1;
     g->lane_hold = hold;
     g->lane_part = part;
@@ -890,10 +915,7 @@ static const unsigned char *local_copy(rf_engine_gather *g, const unsigned char 
     if (!b || b->cap - b->len < size) {
         if (local_close(g, err) != 0)
             return NULL;
-        const uint64_t eighth = g->budget / 8;
-        const size_t block = eighth < BLOCK_MIN   ? BLOCK_MIN
-                             : eighth > BLOCK_MAX ? BLOCK_MAX
-                                                  : (size_t)eighth;
+        const size_t block = copy_block(g);
         if (!(b = g->lane_buf = new_pbuf(g, size > block ? size : block, 0)))
             return rfi_engine_nomem(err), NULL;
     }
@@ -969,6 +991,21 @@ rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned from_part, const vo
     if (!g || g->failed || g->finished || from_part >= g->parts || (len > 0 && !packets))
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
     if (local_close(g, err) != 0 || add_copies(g, from_part, packets, len, err) != 0)
+        return failed(g, err);
+    return RF_OK;
+}
+
+rf_status rf_engine_gather_hold(rf_engine_gather *g, unsigned from_part, const void *packets,
+                                size_t len, rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!g || g->failed || g->finished || from_part >= g->parts || (len > 0 && !packets))
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    g->held += len; /* the caller's memory, counted as copies would be */
+    if (local_close(g, err) != 0 || add_in_place(g, from_part, packets, len, err) != 0)
+        return failed(g, err);
+    if (over_budget(g) && spill(g, err) != 0)
         return failed(g, err);
     return RF_OK;
 }
@@ -1084,6 +1121,23 @@ static int order_tie(rf_engine_gather *g, rf_keyed *a, size_t m, enum form f,
     return st == RF_OK ? 0 : rfi_engine_status(err, st);
 }
 
+/* A tie of the list, at idx[0..m) (list positions), put in the keyed
+ * order as order_tie does; idx[] then holds the records' addresses. */
+static int order_index_tie(rf_engine_gather *g, const rf_keyed *list, uint64_t *idx, size_t m,
+                           rf_engine_error *err)
+{
+    rf_keyed *t = malloc(m * sizeof *t);
+    if (!t)
+        return rfi_engine_nomem(err);
+    for (size_t i = 0; i < m; i++)
+        t[i] = list[idx[i]];
+    const int r = order_tie(g, t, m, HELD_PACKET, err);
+    for (size_t i = 0; r == 0 && i < m; i++)
+        idx[i] = t[i].val;
+    free(t);
+    return r;
+}
+
 /* Items a[0..n) put in the keyed order (in place): sorted by key with
  * their addresses as values, then every tie ordered again by number. */
 static int order_entries(rf_engine_gather *g, rf_keyed *a, size_t n, enum form f,
@@ -1103,6 +1157,61 @@ static int order_entries(rf_engine_gather *g, rf_keyed *a, size_t n, enum form f
     return 0;
 }
 
+/* The keys rf_keyed_index sorts: the list's, moved to the bottom of the
+ * owner's range and shifted up over its common top bits, so that the
+ * index's buckets (by the top bits) divide the owner's keys and not only
+ * a 1/owners of them.  Order and equality are kept; the tie shuffles use
+ * the true keys (order_held). */
+static rf_status index_keys(void *ctx, uint64_t first, uint64_t *out, size_t n)
+{
+    const rf_engine_gather *g = ctx;
+    const unsigned shift = g->khi - g->klo ? (unsigned)__builtin_clzll(g->khi - g->klo) : 0;
+    const rf_keyed *a = g->items + first;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (a[i].key - g->klo) << shift;
+    return RF_OK;
+}
+
+/* An in-memory gather put in the keyed order, at 8 bytes per record:
+ * rf_keyed_index over the list (its positions as the items) gives the
+ * positions in key order, then one pass turns them into the records'
+ * addresses, and orders every tie (equal keys, almost never) again as
+ * order_tie does -- the index put it in list order, not number order.
+ * The list is freed. */
+static int order_held(rf_engine_gather *g, rf_engine_error *err)
+{
+    const size_t n = g->nitems;
+    uint64_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    if (!idx)
+        return rfi_engine_nomem(err);
+    const rf_status st = rf_keyed_index(&g->order, n, index_keys, g, g->threads, idx);
+    if (st != RF_OK) {
+        free(idx);
+        return st == RF_ENOMEM ? rfi_engine_nomem(err) : rfi_engine_status(err, st);
+    }
+    const rf_keyed *a = g->items;
+    for (size_t j = 0; j < n;) {
+        if (j + PREFETCH < n)
+            __builtin_prefetch(&a[idx[j + PREFETCH]]);
+        const uint64_t key = a[idx[j]].key;
+        size_t t = j + 1;
+        while (t < n && a[idx[t]].key == key)
+            t++;
+        if (t - j == 1) {
+            idx[j] = a[idx[j]].val;
+        } else if (order_index_tie(g, a, idx + j, t - j, err) != 0) {
+            free(idx);
+            return 1;
+        }
+        j = t;
+    }
+    free(g->items);
+    g->items = NULL;
+    g->items_cap = 0;
+    g->order_addr = idx;
+    return 0;
+}
+
 /* End of adding: spilled gathers spill what is left; in-memory ones are
  * ordered once. */
 static int finish(rf_engine_gather *g, rf_engine_error *err)
@@ -1118,7 +1227,7 @@ static int finish(rf_engine_gather *g, rf_engine_error *err)
         return bad_packets(err);
     if (g->root)
         return g->held_records > 0 && spill(g, err) != 0;
-    return order_entries(g, g->items, g->nitems, HELD_PACKET, err);
+    return order_held(g, err);
 }
 
 /* What is done with each ordered batch: summed (bytes) or written. */
@@ -1137,7 +1246,7 @@ static int sink_error(int errnum, rf_engine_error *err)
  * threaded gather (records/gather_internal.h). */
 struct held_src {
     const rf_engine_gather *g;
-    const rf_keyed *a;
+    struct ordered o;   /* from the batch's first record */
     enum form f;
 };
 
@@ -1145,16 +1254,15 @@ static size_t held_fill(const void *ctx, size_t first, size_t n, unsigned char *
                         size_t *len)
 {
     const struct held_src *h = ctx;
-    const rf_keyed *a = h->a + first;
     size_t used = 0, i;
     for (i = 0; i < n; i++) {
         /* Entries in keyed order are scattered in memory: every one is a
          * cache miss, overlapped by asking for those ahead (as
          * rf_records_write does). */
         if (i + PREFETCH < n)
-            __builtin_prefetch(item_addr(&a[i + PREFETCH]));
+            __builtin_prefetch(ordered_addr(&h->o, first + i + PREFETCH));
         size_t l;
-        const unsigned char *p = record_bytes(h->g, h->f, &a[i], &l);
+        const unsigned char *p = record_bytes(h->g, h->f, ordered_addr(&h->o, first + i), &l);
         if (l > cap - used)
             break;
         memcpy(buf + used, p, l);
@@ -1167,12 +1275,12 @@ static size_t held_fill(const void *ctx, size_t first, size_t n, unsigned char *
 static int held_write(const void *ctx, size_t first, size_t n, rf_writer *w)
 {
     const struct held_src *h = ctx;
-    const rf_keyed *a = h->a + first;
     for (size_t i = 0; i < n; i++) {
         if (i + PREFETCH < n)
-            __builtin_prefetch(item_addr(&a[i + PREFETCH]));
+            __builtin_prefetch(ordered_addr(&h->o, first + i + PREFETCH));
         size_t len;
-        const unsigned char *bytes = record_bytes(h->g, h->f, &a[i], &len);
+        const unsigned char *bytes =
+            record_bytes(h->g, h->f, ordered_addr(&h->o, first + i), &len);
         rf_writer_put(w, bytes, len);
     }
     return w->err;
@@ -1182,12 +1290,12 @@ static size_t held_size(const void *ctx, size_t i, size_t cap)
 {
     const struct held_src *h = ctx;
     size_t len;
-    (void)record_bytes(h->g, h->f, &h->a[i], &len);
+    (void)record_bytes(h->g, h->f, ordered_addr(&h->o, i), &len);
     (void)cap;
     return len;
 }
 
-static int take_batch(const rf_engine_gather *g, struct visit *v, const rf_keyed *a, size_t n,
+static int take_batch(const rf_engine_gather *g, struct visit *v, struct ordered o, size_t n,
                       enum form f, rf_engine_error *err)
 {
     if ((uint64_t)n > v->left)
@@ -1195,7 +1303,7 @@ static int take_batch(const rf_engine_gather *g, struct visit *v, const rf_keyed
     if (!v->sink) {
         for (size_t i = 0; i < n; i++) {
             size_t len;
-            (void)record_bytes(g, f, &a[i], &len);
+            (void)record_bytes(g, f, ordered_addr(&o, i), &len);
             v->bytes += len;
         }
         v->left -= n;
@@ -1211,7 +1319,7 @@ static int take_batch(const rf_engine_gather *g, struct visit *v, const rf_keyed
         const size_t k = room < n ? (size_t)room : n;
         rf_writer *w = s->writer(s->ctx);
         /* the records layer's gather, on the options' threads */
-        const struct held_src h = {g, a, f};
+        const struct held_src h = {g, o, f};
         const struct rfi_gather_src src = {held_fill, held_write, held_size, &h};
         struct rfi_gather_sizes sz;
         rfi_gather_default_sizes(&sz);
@@ -1221,7 +1329,10 @@ static int take_batch(const rf_engine_gather *g, struct visit *v, const rf_keyed
         const int adv = s->advance(s->ctx, k);
         if (adv)
             return sink_error(adv, err);
-        a += k;
+        if (o.a)
+            o.a += k;
+        else
+            o.addr += k;
         n -= k;
         v->left -= k;
     }
@@ -1373,7 +1484,8 @@ static int visit_bucket(rf_engine_gather *g, struct rfi_keyset *s, unsigned bi, 
     rf_keyed *list = NULL;
     int status = load_bucket(g, kb, &data, &list, err) ||
                  order_entries(g, list, (size_t)kb->records, HELD_SPILLED, err) ||
-                 take_batch(g, v, list, (size_t)kb->records, HELD_SPILLED, err);
+                 take_batch(g, v, (struct ordered){list, NULL}, (size_t)kb->records,
+                            HELD_SPILLED, err);
     free(data);
     free(list);
     return status;
@@ -1399,7 +1511,7 @@ static int visit_all(rf_engine_gather *g, struct visit *v, rf_engine_error *err)
     }
     if (g->root)
         return visit_set(g, g->root, v, err);
-    return take_batch(g, v, g->items, g->nitems, HELD_PACKET, err);
+    return take_batch(g, v, (struct ordered){NULL, g->order_addr}, g->nitems, HELD_PACKET, err);
 }
 
 rf_status rf_engine_gather_bytes(rf_engine_gather *g, uint64_t k, uint64_t *bytes,

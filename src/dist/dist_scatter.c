@@ -40,10 +40,11 @@ struct rf_engine_scatter {
     rf_keyed_order order;
     rf_keyed_stream ks;
     unsigned part, parts, owners;
-    uint64_t pos, end;         /* the next record's logical offset; the part's end */
+    uint64_t begin, pos, end;  /* the part's start, the next record's logical offset, its end */
     size_t seg;                /* the segment holding pos */
     uint64_t number;           /* the next record's global number */
-    uint64_t handed, total;    /* records */
+    uint64_t handed, total;    /* records; total once counted */
+    int counted;
     uint64_t check;            /* the frames' check field */
     uint64_t keys[KEY_BATCH];
     size_t kpos, kn;
@@ -65,8 +66,17 @@ struct rf_engine_scatter {
 
 uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *total)
 {
-    if (total)
+    if (total) {
+        /* counted on the first request only (a pass over the part's bytes,
+         * which the scatter itself does not need): the cache is the
+         * scatter's own, allocated non-const by rf_engine_scatter_open */
+        rf_engine_scatter *m = (rf_engine_scatter *)(uintptr_t)s;
+        if (!m->counted) {
+            m->total = rfi_dist_count(&m->v, m->begin, m->end);
+            m->counted = 1;
+        }
         *total = s->total;
+    }
     return s->handed;
 }
 
@@ -126,7 +136,7 @@ rf_status rf_engine_scatter_open(rf_engine_scatter **sp, const rf_engine_options
         return err->status;
     }
     rfi_dist_part_range(&s->v, part, parts, &s->pos, &s->end);
-    s->total = rfi_dist_count(&s->v, s->pos, s->end);
+    s->begin = s->pos;
     s->seg = s->pos < s->end ? rfi_dist_seg_of(&s->v, s->pos) : 0;
     s->v.err = &s->open_err;
     *sp = s;
@@ -179,8 +189,7 @@ static rf_status peek_key(rf_engine_scatter *s, uint64_t *key)
         return RF_OK;
     }
     if (s->kpos == s->kn) {
-        const uint64_t left = s->total - s->handed;
-        s->kn = left < KEY_BATCH ? (size_t)left : KEY_BATCH;
+        s->kn = KEY_BATCH; /* past the part's end only at its last batch */
         s->kpos = 0;
         rf_keyed batch[KEY_BATCH];
         const rf_status st = rf_keyed_stream_fill(&s->ks, batch, s->kn);
@@ -318,9 +327,9 @@ rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room, const void *
     for (unsigned d = 0; d < s->owners; d++)
         s->slot[d].len = 0, s->slot[d].records = 0;
     s->stride = 0; /* no frame yet: the slots may shrink back to the room */
-    if (s->handed < s->total && make_room(s, room > SLOT_MIN ? room : SLOT_MIN) != 0)
+    if (s->pos < s->end && make_room(s, room > SLOT_MIN ? room : SLOT_MIN) != 0)
         return rfi_engine_nomem(err), err->status;
-    while (s->handed < s->total) {
+    while (s->pos < s->end) {
         const int r = take_one(s, room, err);
         if (r < 0)
             return err->status;
@@ -342,7 +351,7 @@ rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_t room, const void *
         out[d] = s->slot[d].len ? s->buf[s->cur] + (size_t)d * s->stride : NULL;
         len[d] = s->slot[d].len;
     }
-    *done = s->handed == s->total;
+    *done = s->pos >= s->end;
     if (*done && !s->checked) {
         s->checked = 1;
         s->v.err = err;

@@ -152,7 +152,7 @@ static int open_one(struct dist_view *v, const rf_engine_input *in, size_t i)
         status = rfi_engine_fail(v->err, RF_EIO, RF_ENGINE_OP_READ, name, EISDIR);
     } else if (S_ISREG(st.st_mode)) {
         const off_t pos = own ? 0 : lseek(fd, 0, SEEK_CUR);
-        status = rfi_watch_add(&v->watch, fd, own, name, v->err) ||
+        status = rfi_watch_add(&v->watch, fd, own, name, NULL, v->err) ||
                  map_file(v, fd, &st, pos > 0 ? (uint64_t)pos : 0, name);
     } else {
         status = read_all(v, fd, name);

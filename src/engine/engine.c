@@ -54,6 +54,8 @@ static int from_memory(struct engine *e, rf_records *r)
     struct layout l;
     if (rfi_layout_init(&l, e, r) != 0)
         return 1;
+    if (l.hashed)
+        rfi_watch_set_sum(&e->inputs, e->mapped, l.sum, l.size);
     if (rfi_engine_memory_fits(e, &l)) {
         const int status = rfi_engine_memory(e, r, &l);
         rfi_layout_free(&l);
@@ -101,14 +103,28 @@ static int csv_open(struct engine *e, const rf_records *r, size_t start, const c
     return line ? rfi_engine_csv_open(e->err, name, line) : 0;
 }
 
+/* A mapped input that another input follows is copied into the records'
+ * buffer: its hash is taken now, in a pass of its own (one mapped input
+ * alone is hashed while its records are counted, rfi_layout_init). */
+static void feed_mapped(struct engine *e, const rf_records *r)
+{
+    if (e->mapped >= 0 && r->map_)
+        rfi_watch_feed(&e->inputs, e->mapped, r->data, r->size);
+    e->mapped = -1;
+}
+
 /* Add one input to r, up to `limit` bytes in all: *more when it goes on
- * beyond them (then *fd is left open, positioned after what was read). */
+ * beyond them (then *fd is left open, positioned after what was read, and
+ * *slot is its watch entry).  Bytes read are fed to the input's watch
+ * entry; a file mapped becomes e->mapped. */
 static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in, size_t limit,
-                     int *fd, int *own, int *more)
+                     int *fd, int *own, int *more, long *slot)
 {
     *more = 0;
     *fd = -1;
     *own = 0;
+    *slot = -1;
+    feed_mapped(e, r);
     if (in->data) {
         if (e->csv) {
             const uint64_t line = rf_csv_open_quote_line(in->data, in->size);
@@ -120,7 +136,7 @@ static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in,
     }
     if ((*fd = open_input(e, in, own)) < 0)
         return 1;
-    if (rfi_watch_add(&e->inputs, *fd, *own, in->name, e->err) != 0) {
+    if (rfi_watch_add(&e->inputs, *fd, *own, in->name, slot, e->err) != 0) {
         if (*own)
             close(*fd);
         *fd = -1;
@@ -128,6 +144,10 @@ static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in,
     }
     const size_t start = r->size;
     const int err = rf_records_add_fd_max(r, *fd, limit, more);
+    if (!err && r->map_ && start == 0)
+        e->mapped = *slot; /* hashed when counted, or by feed_mapped */
+    else if (!err)
+        rfi_watch_feed(&e->inputs, *slot, r->data + start, r->size - start);
     if (!err && !*more && e->csv && csv_open(e, r, start, in->name) != 0) {
         if (*own)
             close(*fd);
@@ -160,7 +180,8 @@ static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t 
     for (size_t i = 0; i < n; i++) {
         int fd, own, more;
         const size_t start = r.size;
-        if (add_input(e, &r, &in[i], limit, &fd, &own, &more) != 0)
+        long slot;
+        if (add_input(e, &r, &in[i], limit, &fd, &own, &more, &slot) != 0)
             goto done;
         rfi_engine_progress(e, r.size);
         if (more) { /* too big for memory: external from here on */
@@ -175,6 +196,7 @@ static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t 
             if (e->csv) /* lines count from this input's start */
                 rfi_reader_csv(&rd, -(int64_t)rf_delims_count(r.data, input_start(&r, start), '\n'));
             rfi_reader_prefix(&rd, r.data, r.size, fd, own, in[i].name);
+            rd.slot = slot; /* the input goes on on fd */
             status = rfi_engine_external(e, &rd);
             rfi_reader_close(&rd);
             goto done;
@@ -242,6 +264,7 @@ rf_status rf_engine_shuffle(const rf_engine_options *o, const rf_engine_input *i
         .temp = o->temp,
         .temp_ctx = o->temp_ctx,
         .err = err,
+        .mapped = -1,
     };
     const rf_status st = rf_keyed_order_init(&e.order, o->rng, o->key);
     if (st != RF_OK)

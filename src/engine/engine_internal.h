@@ -45,6 +45,9 @@ struct engine {
     uint64_t record_bytes; /* average record size, for progress in bytes */
     rf_engine_error *err;  /* the first error (never NULL) */
     struct watch inputs;   /* the regular inputs as they were when opened */
+    long mapped;           /* the entry of inputs of the file mapped as the
+                              records' bytes (its hash is taken while they
+                              are counted: rfi_layout_init), or -1 */
 };
 
 /* Record the first error of a run in *err (later ones are consequences) and
@@ -81,6 +84,8 @@ struct layout {
     int terminated;   /* the last record ends with the delimiter */
     uint64_t blocks;  /* ceil(m / 2^16) */
     uint64_t *starts; /* starts[c]: offset of record c * 2^16 after the header */
+    int hashed;       /* the bytes are e->mapped's file: sum holds their */
+    uint64_t sum;     /* blocks' sum (records/bytesum.h), taken while counting */
 };
 /* Count r's records (on e->threads threads).  Returns 0, or 1 with the
  * error recorded.  layout_free releases it. */

@@ -16,6 +16,7 @@
 #include "bounds.h"
 #include "common/thread.h"
 #include "engine_internal.h"
+#include "records/bytesum.h"
 
 /* Records of one keyed block (riffle.h: keys come in blocks of 2^16). */
 #define BLOCK ((uint64_t)1 << 16)
@@ -37,12 +38,15 @@ struct counter {
     size_t *lfs;    /* CSV: per piece, its line feeds */
     unsigned char *flips; /* CSV: per piece, whether it leaves quotes flipped */
     size_t lo, hi;  /* pieces */
+    uint64_t sum;   /* of the pieces' bytes, when the layout is hashed */
 };
 
 /* A CSV piece is counted as if it started outside quotes; started inside,
  * every byte's side flips, so its record ends are its other line feeds and
  * its end state flips too: the pieces are counted in parallel and their
- * true states set in order afterwards (csv_resolve). */
+ * true states set in order afterwards (csv_resolve).  A mapped file is
+ * hashed here too (watch.h), each piece right after its count, while it is
+ * in the cache: no pass of its own over the file. */
 static void count_pieces(struct counter *c)
 {
     const struct layout *l = c->l;
@@ -57,6 +61,8 @@ static void count_pieces(struct counter *c)
         } else {
             c->counts[i] = rf_delims_count(l->data + at, (size_t)len, l->delim);
         }
+        if (l->hashed)
+            c->sum += rfi_bytesum_range(l->data, l->size, at, at + len);
     }
 }
 
@@ -82,8 +88,8 @@ static void *count_main(void *arg)
 
 /* counts[i] = delimiters in piece i, pieces shared among threads (a thread
  * that cannot start is counted here). */
-static void count_all(const struct layout *l, size_t *counts, size_t *lfs,
-                      unsigned char *flips, size_t pieces, unsigned threads)
+static void count_all(struct layout *l, size_t *counts, size_t *lfs, unsigned char *flips,
+                      size_t pieces, unsigned threads)
 {
     struct counter c[RFI_THREADS_MAX];
     pthread_t tid[RFI_THREADS_MAX];
@@ -93,7 +99,7 @@ static void count_all(const struct layout *l, size_t *counts, size_t *lfs,
         threads = pieces ? (unsigned)pieces : 1;
     for (unsigned t = 0; t < threads; t++) {
         c[t] = (struct counter){l, counts, lfs, flips, pieces * t / threads,
-                                pieces * (t + 1) / threads};
+                                pieces * (t + 1) / threads, 0};
         if (t > 0)
             started[t] = rfi_thread_start(&tid[t], count_main, &c[t]);
     }
@@ -104,6 +110,8 @@ static void count_all(const struct layout *l, size_t *counts, size_t *lfs,
         else
             count_pieces(&c[t]);
     }
+    for (unsigned t = 0; t < threads; t++)
+        l->sum += c[t].sum;
 }
 
 /* Block starts: record c * BLOCK begins after the delimiter numbered
@@ -130,6 +138,7 @@ static void find_blocks(struct layout *l, const size_t *counts, const unsigned c
 int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *r)
 {
     *l = (struct layout){.data = r->data, .size = r->size, .delim = r->delim, .csv = e->csv};
+    l->hashed = e->mapped >= 0 && r->map_ != NULL;
     const struct bounds b = {e->csv, r->delim};
     /* The --header records: kept in place, before the items. */
     uint64_t head = 0;
@@ -140,6 +149,8 @@ int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *
     if (l->begin > l->size)
         l->begin = l->size; /* the header ended with an unterminated record */
     l->header = head;
+    if (l->hashed)
+        l->sum = rfi_bytesum_range(l->data, l->size, 0, l->begin);
     if (l->begin == l->size)
         return 0;
     const uint64_t bytes = l->size - l->begin;

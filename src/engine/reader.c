@@ -26,6 +26,7 @@ int rfi_reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, 
     rd->fd = -1;
     rd->err = err;
     rd->op = RF_ENGINE_OP_INPUT;
+    rd->slot = -1;
     rd->buf = malloc(READ_BLOCK);
     if (!rd->buf)
         return rfi_engine_nomem(err);
@@ -114,6 +115,20 @@ void rfi_reader_prefix(struct reader *rd, const unsigned char *prefix, size_t le
     rd->own_fd = own_fd;
     rd->name = name;
     rd->bytes += len;
+    rd->slot = -1;
+}
+
+/* Bytes just read from the current input, to its watch entry. */
+static void feed(struct reader *rd, const unsigned char *p, size_t n)
+{
+    if (rd->watch)
+        rfi_watch_feed(rd->watch, rd->slot, p, n);
+}
+
+void rfi_reader_feed(struct reader *rd, const unsigned char *p, size_t n)
+{
+    if (rd->block_mapped)
+        feed(rd, p, n);
 }
 
 /* Room for `more` bytes after end, keeping buf[start..end). */
@@ -172,7 +187,8 @@ static int open_next(struct reader *rd)
     rd->fd = in->fd >= 0 ? in->fd : open(in->name, O_RDONLY | O_CLOEXEC);
     if (rd->fd < 0)
         return failed(rd, errno, 0);
-    if (rd->watch && rfi_watch_add(rd->watch, rd->fd, rd->own_fd, rd->name, rd->err) != 0)
+    if (rd->watch &&
+        rfi_watch_add(rd->watch, rd->fd, rd->own_fd, rd->name, &rd->slot, rd->err) != 0)
         return -1;
     struct stat st;
     if (fstat(rd->fd, &st) != 0)
@@ -222,12 +238,14 @@ static int next_window(struct reader *rd, const unsigned char **data, size_t *le
         rd->fpos += *len;
         rd->bytes += *len;
         handed(rd, p, w);
+        rd->block_mapped = 1;
         return 1;
     }
     if (start + n == rd->fsize) { /* the file's unterminated last record */
         if (make_room(rd, avail) != 0)
             return -1;
         memcpy(rd->buf + rd->end, p, avail);
+        feed(rd, p, avail);
         rd->end += avail;
         rd->bytes += avail;
         rd->fpos = rd->fsize;
@@ -252,6 +270,7 @@ static void close_input(struct reader *rd)
         close(rd->fd);
     rd->fd = -1;
     rd->own_fd = 0;
+    rd->slot = -1;
 }
 
 /* Out-of-line records (reader.h).  spill_start begins one with its first
@@ -299,6 +318,7 @@ static int spill_rest(struct reader *rd, const unsigned char **data, size_t *len
             break;
         }
         rd->bytes += (uint64_t)got;
+        feed(rd, rd->buf, (size_t)got);
         const unsigned char *q = memchr(rd->buf, rd->delim, (size_t)got);
         const size_t n = q ? (size_t)(q - rd->buf) + 1 : (size_t)got;
         if (spill(rd, rd->buf, n) != 0)
@@ -378,6 +398,7 @@ static int end_of_input(struct reader *rd)
 int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len)
 {
     unmap(rd); /* the caller is done with the last window */
+    rd->block_mapped = 0;
     if (rd->prefix) {
         const int r = from_prefix(rd, data, len);
         if (r != 0)
@@ -440,6 +461,7 @@ int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len)
             return nomem(rd);
         const ssize_t got = read(rd->fd, rd->buf + rd->end, rd->cap - rd->end);
         if (got > 0) {
+            feed(rd, rd->buf + rd->end, (size_t)got);
             rd->end += (size_t)got;
             rd->bytes += (uint64_t)got;
         } else if (got == 0) {

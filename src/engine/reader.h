@@ -31,6 +31,11 @@ struct reader {
     rf_engine_error *err; /* where a failure is recorded */
     rf_engine_op op;   /* what a failure of an input is: RF_ENGINE_OP_INPUT */
     struct watch *watch; /* where opened inputs are noted, or NULL */
+    long slot;         /* the current input's entry there (its bytes are fed
+                          to it as they are read), or -1 */
+    int block_mapped;  /* the block handed out last is bytes of the current
+                          input's mapping, not yet fed: the caller feeds them
+                          (rfi_reader_feed) while they are in its cache */
     unsigned char delim;
     unsigned char *buf;
     size_t cap, start, end; /* unconsumed bytes buf[start..end) */
@@ -91,7 +96,8 @@ void rfi_reader_map(struct reader *rd, size_t window);
  * read earlier from the input `name`, which goes on as fd (positioned after
  * them; the reader closes it if own_fd), or ends there if fd < 0; the
  * inputs of rfi_reader_open follow.  prefix must stay valid until the next
- * rfi_reader_next. */
+ * rfi_reader_next.  The prefix is not fed to the watch (its reader fed it);
+ * set rd->slot after this call to feed what follows on fd. */
 void rfi_reader_prefix(struct reader *rd, const unsigned char *prefix, size_t len, int fd,
                    int own_fd, const char *name);
 
@@ -106,6 +112,10 @@ int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len);
  * line_base is added to the line feeds counted in the first input (minus
  * those of a prefix's bytes that belong to earlier inputs). */
 void rfi_reader_csv(struct reader *rd, int64_t line_base);
+
+/* Feed p[0..n), bytes of the block handed out last when rd->block_mapped,
+ * to the current input's watch entry (in order, each byte once). */
+void rfi_reader_feed(struct reader *rd, const unsigned char *p, size_t n);
 
 void rfi_reader_close(struct reader *rd);
 

@@ -76,8 +76,9 @@ static int helper_pays(const struct engine *e)
 }
 
 /* The records of one reader block, chunk by chunk. */
-static int walk_block(struct engine *e, struct walk_keys *wk, const unsigned char *p,
-                      size_t len, const struct spilled *out, engine_chunk_fn fn, void *ctx)
+static int walk_block(struct engine *e, struct walk_keys *wk, struct reader *rd,
+                      const unsigned char *p, size_t len, const struct spilled *out,
+                      engine_chunk_fn fn, void *ctx)
 {
     const struct bounds b = {e->csv, e->delim};
     while (len > 0) {
@@ -95,6 +96,7 @@ static int walk_block(struct engine *e, struct walk_keys *wk, const unsigned cha
         const struct walk_chunk ch = {wk->next, p, c, n, wk->keys, out};
         if (fn(ctx, &ch) != 0)
             return 1;
+        rfi_reader_feed(rd, p, c); /* the input's hash, from the cache too */
         rfi_walk_keys_take(wk, n);
         p += c;
         len -= c;
@@ -122,13 +124,15 @@ int rfi_engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn 
         return rfi_engine_status(e->err, st);
     }
     while ((got = rfi_reader_next(rd, &data, &len)) > 0) {
+        const unsigned char *block = data;
         if (header_left > 0 && take_header(hb, &header_left, &data, &len, hbuf, hlen)) {
             rfi_engine_nomem(e->err);
             break;
         }
+        rfi_reader_feed(rd, block, (size_t)(data - block));
         if (header_left == 0)
             rd->giant = giant;
-        if (walk_block(e, &wk, data, len, got == 2 ? &rd->last : NULL, fn, ctx) != 0)
+        if (walk_block(e, &wk, rd, data, len, got == 2 ? &rd->last : NULL, fn, ctx) != 0)
             break;
         rfi_engine_progress(e, rd->bytes);
     }

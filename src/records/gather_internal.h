@@ -34,8 +34,9 @@ void rfi_gather_default_sizes(struct rfi_gather_sizes *s);
  *     does not fit whole); return how many were copied, *len their bytes;
  *   write(ctx, first, n, w): send records first .. first+n-1 through w
  *     whatever their lengths; return w->err;
- *   size(ctx, i, cap): record i's bytes, or any value above cap when it
- *     has more than cap (searched no further), for the first estimate.
+ *   size(ctx, i, cap): record i's bytes (for one longer than cap, any
+ *     value above cap will do: a source may stop searching there), for
+ *     the first estimate.
  * fill and size are called from several threads at once, on different
  * records; write on the calling thread only. */
 struct rfi_gather_src {

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "records/bytesum.h"
 #include "records/gather_internal.h"
 #include "riffle_io.h"
 
@@ -1079,11 +1080,126 @@ static void same_file_by_identity(void **state)
     unlink(soft);
 }
 
+/* rf_file_snapshot_changed: growth alone keeps the snapshot; any change to
+ * the bytes stamped (anywhere: across the hash's 1 MiB reads and its
+ * 32-byte stripes, in the tail) or a shrink does not. */
+static void snapshot_of_a_growing_file(void **state)
+{
+    (void)state;
+    const size_t n = (3u << 20) + 13;
+    unsigned char *bytes = malloc(n);
+    assert_non_null(bytes);
+    for (size_t i = 0; i < n; i++)
+        bytes[i] = (unsigned char)(i * 131 + (i >> 9));
+    write_file("grow", bytes, n);
+    char p[128];
+    path_of(p, sizeof p, "grow");
+    const int fd = open(p, O_RDWR);
+    assert_true(fd >= 0);
+    rf_file_stamp s, plain;
+    assert_int_equal(rf_file_stamp_sum_fd(fd, &s), 0);
+    assert_int_equal(rf_file_stamp_fd(fd, &plain), 0);
+    assert_int_equal(lseek(fd, 0, SEEK_CUR), 0); /* the offset is left alone */
+    assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 0);
+    assert_int_equal(pwrite(fd, "appended\n", 9, (off_t)n), 9);
+    assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 0);
+    assert_int_equal(rf_file_snapshot_changed(&s, -1, p), 0);
+    assert_int_equal(rf_file_snapshot_changed(&plain, fd, p), 1); /* no hash: growth counts */
+    const size_t at[] = {0, 31, 32, (1u << 20) - 1, (1u << 20) + 5, n - 13, n - 1};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        const unsigned char x = (unsigned char)(bytes[at[i]] ^ 0x20);
+        assert_int_equal(pwrite(fd, &x, 1, (off_t)at[i]), 1);
+        assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 1);
+        assert_int_equal(pwrite(fd, &bytes[at[i]], 1, (off_t)at[i]), 1);
+        assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 0);
+    }
+    /* a rewrite at the same size within the clock tick of the stamp: the
+     * times are made to say nothing changed, the hash still does */
+    assert_true(s.fresh); /* written just now */
+    assert_int_equal(ftruncate(fd, (off_t)n), 0);
+    const unsigned char x = (unsigned char)(bytes[77] ^ 1);
+    assert_int_equal(pwrite(fd, &x, 1, 77), 1);
+    rf_file_stamp same_times;
+    assert_int_equal(rf_file_stamp_fd(fd, &same_times), 0);
+    s.mtime_sec = same_times.mtime_sec;
+    s.mtime_nsec = same_times.mtime_nsec;
+    s.ctime_sec = same_times.ctime_sec;
+    s.ctime_nsec = same_times.ctime_nsec;
+    assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 1);
+    s.fresh = 0; /* an old file: its times would have moved, they are trusted */
+    assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 0);
+    assert_int_equal(ftruncate(fd, (off_t)n - 1), 0);
+    assert_int_equal(rf_file_snapshot_changed(&s, fd, p), 1);
+    close(fd);
+    free(bytes);
+}
+
+/* The hash of bytesum.h is one function however it is taken: in pieces
+ * cut anywhere and added up (the threads that count a mapped file), fed as
+ * a stream in pieces of any length (the streaming engines), by
+ * rf_file_stamp_sum_fd, and by each variant; and it moves with any byte, a
+ * shift of the bytes, and the length (a zero byte appended). */
+static void bytesum_pieces_stream_and_file_agree(void **state)
+{
+    (void)state;
+    const size_t n = (1u << 20) + 37;
+    unsigned char *b = malloc(n + 1);
+    assert_non_null(b);
+    for (size_t i = 0; i < n; i++)
+        b[i] = (unsigned char)(i * 131 + (i >> 9));
+    const uint64_t whole = rfi_bytesum_finish(rfi_bytesum_range(b, n, 0, n), n);
+    const size_t cuts[] = {1, 7, 8, 9, 31, 4095, 65536, 262144 + 3};
+    for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
+        uint64_t sum = 0;
+        struct rfi_bytesum st;
+        rfi_bytesum_init(&st);
+        for (size_t at = 0; at < n; at += cuts[c]) {
+            const size_t hi = at + cuts[c] < n ? at + cuts[c] : n;
+            sum += rfi_bytesum_range(b, n, at, hi);
+            rfi_bytesum_feed(&st, b + at, hi - at);
+        }
+        assert_true(rfi_bytesum_finish(sum, n) == whole);
+        assert_true(rfi_bytesum_value(&st) == whole);
+    }
+#if defined(RFI_HAVE_BYTESUM_SSE2)
+    /* the SSE2 words against the reference: every start and length mod 4 */
+    for (uint64_t i0 = 0; i0 < 5; i0++)
+        for (size_t nw = 0; nw < 40; nw++)
+            assert_true(rfi_bytesum_words_sse2(b + 3 + 8 * i0, nw, i0 * 1000003) ==
+                        rfi_bytesum_words_ref(b + 3 + 8 * i0, nw, i0 * 1000003));
+    assert_true(rfi_bytesum_words_sse2(b, n / 8, 7) == rfi_bytesum_words_ref(b, n / 8, 7));
+#endif
+    write_file("summed", b, n);
+    char p[128];
+    path_of(p, sizeof p, "summed");
+    const int fd = open(p, O_RDONLY);
+    assert_true(fd >= 0);
+    rf_file_stamp s;
+    assert_int_equal(rf_file_stamp_sum_fd(fd, &s), 0);
+    close(fd);
+    assert_true(s.summed && s.sum == whole);
+    const size_t at[] = {0, 3, 4, 7, 8, 31, 32, n / 2, n - 1};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        b[at[i]] ^= 0x01;
+        assert_true(rfi_bytesum_finish(rfi_bytesum_range(b, n, 0, n), n) != whole);
+        b[at[i]] ^= 0x81; /* a high bit too: the product's halves */
+        assert_true(rfi_bytesum_finish(rfi_bytesum_range(b, n, 0, n), n) != whole);
+        b[at[i]] ^= 0x80; /* restored */
+    }
+    assert_true(rfi_bytesum_finish(rfi_bytesum_range(b + 1, n - 1, 0, n - 1), n - 1) !=
+                rfi_bytesum_finish(rfi_bytesum_range(b, n - 1, 0, n - 1), n - 1));
+    b[n] = 0;
+    assert_true(rfi_bytesum_finish(rfi_bytesum_range(b, n + 1, 0, n + 1), n + 1) != whole);
+    free(b);
+}
+
 int main(void)
 {
     warm_threads();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(splitting),
+        cmocka_unit_test(snapshot_of_a_growing_file),
+        cmocka_unit_test(bytesum_pieces_stream_and_file_agree),
         cmocka_unit_test(pipe_and_file_agree),
         cmocka_unit_test(defer_index_skips_the_scan),
         cmocka_unit_test(concatenation),
