@@ -266,7 +266,8 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
     case OPT_KEY:
         if (cli_set_once(&o->key_arg, arg, "key fields") != CLI_CONTINUE)
             return CLI_FAIL;
-        return key_field_parse(NULL, "key", arg, &o->key.field);
+        o->key.field = KEY_FIELD_BY_NAME; /* a number unless --csv: check_riffle */
+        return CLI_CONTINUE;
     case 'd':
         if (cli_set_once(&o->field_delim_arg, arg, "field delimiters") != CLI_CONTINUE)
             return CLI_FAIL;
@@ -468,6 +469,10 @@ static int check_riffle(struct shuf_opts *o)
     if (o->tmpdir && cli_check_tmpdir(o->tmpdir) != CLI_CONTINUE)
         return CLI_FAIL;
     if (check_csv(o) != CLI_CONTINUE)
+        return CLI_FAIL;
+    if (o->key_arg && o->csv) /* a column, found in the header when the run reads it */
+        key_field_csv(&o->key, o->key_arg, o->field_delim_arg != NULL);
+    else if (o->key_arg && key_field_parse(NULL, "key", o->key_arg, &o->key.field) != CLI_CONTINUE)
         return CLI_FAIL;
     if (o->lockstep && check_lockstep(o) != CLI_CONTINUE)
         return CLI_FAIL;
