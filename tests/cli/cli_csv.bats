@@ -282,3 +282,16 @@ EOF
     [ "$status" -ne 0 ]
     [[ "${lines[0]}" == *"unrecognized option '--csv'" ]]
 }
+
+@test "-d sets the CSV field delimiter of --key; sample --header works on lines too" {
+    printf 'id;user\n1;"a;1"\n2;b\n3;"a;1"\n4;b\n5;c\n' > "$T/semi.csv"
+    "$RIFFLE" --csv --header=1 -d ';' --key=user --seed=11 --split=2 \
+        --output-pattern="$T/s%d.csv" "$T/semi.csv"
+    # "a;1" is one key: both of its records in one part
+    [ "$(cat "$T/s0.csv" "$T/s1.csv" | grep -c '"a;1"')" -eq 2 ]
+    [ "$(grep -c '"a;1"' "$T/s0.csv")" -ne 1 ]
+    printf 'head\n1\n2\n3\n4\n' > "$T/lines"
+    "$RIFFLE" sample --header=1 --seed=1 -n 2 "$T/lines" > "$T/out"
+    [ "$(head -n 1 "$T/out")" = head ]
+    [ "$(tail -n +2 "$T/out" | grep -c '^[1-4]$')" -eq 2 ]
+}
