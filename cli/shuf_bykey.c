@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decompress.h"
 #include "output.h"
 #include "riffle_sample.h"
 #include "shuf.h"
@@ -74,12 +75,12 @@ static int open_quote(const rf_records *r, size_t start, const char *name)
     return line ? -1 : 0;
 }
 
-/* Read (or map, when it is the only one) input `name`, then count its
- * records. */
-static int add_input(struct bykey_in *in, const char *name, int sole)
+/* Read (or map, when it is the only one) input `name`, from `given` when
+ * it is a descriptor (standard input, a decompressed input's pipe), then
+ * count its records. */
+static int add_input(struct bykey_in *in, const char *name, int given, int sole)
 {
-    const int is_stdin = strcmp(name, "-") == 0;
-    const int fd = is_stdin ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+    const int fd = given >= 0 ? given : open(name, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         cli_error("%s: %s", cli_quote_file(name), strerror(errno));
         return -1;
@@ -91,7 +92,7 @@ static int add_input(struct bykey_in *in, const char *name, int sole)
     const int mapped = !e && sole && rf_records_map_fd(&in->r, fd);
     if (!e && !mapped)
         e = rf_records_add_fd_max(&in->r, fd, max, &more);
-    if (!is_stdin)
+    if (given < 0)
         close(fd);
     if (e) {
         cli_read_error(name, e);
@@ -109,6 +110,28 @@ static int add_input(struct bykey_in *in, const char *name, int sole)
         return -1;
     }
     return within_budget(in, name, mapped);
+}
+
+/* The file operands (or standard input), compressed ones decompressed
+ * (decompress.h): each read whole before the next. */
+static int add_files(const struct shuf_opts *o, struct bykey_in *in)
+{
+    size_t n;
+    rf_engine_input *files = shuf_file_inputs(o->operands, o->n_operands, &n);
+    struct cli_inflow *flow = NULL;
+    int r = -1;
+    if (!files)
+        cli_error("memory exhausted");
+    else if (inflow_start(&flow, files, n) == 0)
+        r = 0;
+    for (size_t i = 0; i < n && r == 0; i++)
+        if (!files[i].data) /* else a descriptor given again: read once */
+            r = add_input(in, files[i].name, files[i].fd, n == 1);
+    if (r == 0)
+        r = inflow_check(flow);
+    inflow_end(flow);
+    free(files);
+    return r;
 }
 
 static int load(const struct shuf_opts *o, struct bykey_in *in)
@@ -133,12 +156,7 @@ static int load(const struct shuf_opts *o, struct bykey_in *in)
             }
         return within_budget(in, "-e", 0);
     }
-    if (o->n_operands == 0)
-        return add_input(in, "-", 1);
-    for (int i = 0; i < o->n_operands; i++)
-        if (add_input(in, o->operands[i], o->n_operands == 1) != 0)
-            return -1;
-    return 0;
+    return add_files(o, in);
 }
 
 /* The first regular input that changed since it was opened (its records,

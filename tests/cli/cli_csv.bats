@@ -193,6 +193,20 @@ EOF
     [ -s "$T/t0.csv" ] && [ -s "$T/t1.csv" ]
 }
 
+@test "--key=COLUMN on compressed input: the parts of the plain file; corrupt input refused" {
+    make_csv "$T/in.csv" 300 10 1
+    gzip -c "$T/in.csv" > "$T/in.csv.gz"
+    "$RIFFLE" --csv --header=1 --seed=12 --key=user --split=2 --output-pattern="$T/p%d" "$T/in.csv"
+    "$RIFFLE" --csv --header=1 --seed=12 --key=user --split=2 --output-pattern="$T/z%d" "$T/in.csv.gz"
+    cmp "$T/p0" "$T/z0"
+    cmp "$T/p1" "$T/z1"
+    head -c 200 "$T/in.csv.gz" > "$T/cut.gz"
+    run "$RIFFLE" --csv --header=1 --key=user --split=2 --output-pattern="$T/c%d" "$T/cut.gz"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: $T/cut.gz: truncated gzip data at byte 200" ]
+    [ ! -e "$T/c0" ] && [ ! -e "$T/c1" ]
+}
+
 @test "--key=COLUMN errors: unknown column, no header, a record without the column" {
     make_csv "$T/in.csv" 20 3
     run "$RIFFLE" --csv --header=1 --key=nope --split=2 --output-pattern="$T/e%d" "$T/in.csv"
