@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "decompress.h"
 #include "sample_input.h"
 
 /* Whether an odd number of double quotes lies in p[0..n): reading them
@@ -43,30 +45,34 @@ static int rec_append(struct csv_rec *r, const char *p, size_t n)
     return 0;
 }
 
-static int csv_in_file(const char *name, cli_record_fn *fn, void *ctx, uint64_t *pos)
+/* The records of one stream: lines (delim), or CSV records growing line by
+ * line until they end outside quotes.  *pos counts on across files. */
+static int each_in_stream(FILE *f, const char *name, int csv, unsigned char delim,
+                          cli_record_fn *fn, void *ctx, uint64_t *pos)
 {
-    const int is_stdin = strcmp(name, "-") == 0;
-    FILE *f = is_stdin ? stdin : fopen(name, "r");
-    if (!f) {
-        cli_error("%s: %s", cli_quote_file(name), strerror(errno));
-        return 1;
-    }
     char *line = NULL;
     size_t cap = 0;
     ssize_t got;
     struct csv_rec rec = {0};
     uint64_t lines = 0, first = 1;
     int quoted = 0, bad = 0;
-    while (!bad && (got = getdelim(&line, &cap, '\n', f)) >= 0) {
-        if (rec.len == 0)
-            first = lines + 1;
+    while (!bad && (got = getdelim(&line, &cap, csv ? '\n' : delim, f)) >= 0) {
+        size_t len = (size_t)got;
         lines++;
-        quoted ^= flips(line, (size_t)got);
-        if (rec_append(&rec, line, (size_t)got) != 0) {
+        if (!csv) {
+            if (len && line[len - 1] == (char)delim)
+                len--;
+            bad = fn(ctx, line, len, (*pos)++, name, lines) != 0;
+            continue;
+        }
+        if (rec.len == 0)
+            first = lines;
+        quoted ^= flips(line, len);
+        if (rec_append(&rec, line, len) != 0) {
             cli_error("memory exhausted");
             bad = 1;
         } else if (!quoted) {
-            const size_t len = rec.len && rec.buf[rec.len - 1] == '\n' ? rec.len - 1 : rec.len;
+            len = rec.len && rec.buf[rec.len - 1] == '\n' ? rec.len - 1 : rec.len;
             bad = fn(ctx, rec.buf, len, (*pos)++, name, first) != 0;
             rec.len = 0;
         }
@@ -82,6 +88,24 @@ static int csv_in_file(const char *name, cli_record_fn *fn, void *ctx, uint64_t 
     }
     free(line);
     free(rec.buf);
+    return bad;
+}
+
+/* Input `in` (a name, or a descriptor: standard input, a decompressed
+ * input's pipe) as a stream. */
+static int each_in_input(const rf_engine_input *in, int csv, unsigned char delim,
+                         cli_record_fn *fn, void *ctx, uint64_t *pos)
+{
+    const int is_stdin = in->fd == STDIN_FILENO;
+    const int fd = in->fd >= 0 ? (is_stdin ? STDIN_FILENO : dup(in->fd)) : -1;
+    FILE *f = is_stdin ? stdin : fd >= 0 ? fdopen(fd, "r") : fopen(in->name, "r");
+    if (!f) {
+        cli_error("%s: %s", cli_quote_file(in->name), strerror(errno));
+        if (fd > STDIN_FILENO)
+            close(fd);
+        return 1;
+    }
+    const int bad = each_in_stream(f, in->name, csv, delim, fn, ctx, pos);
     if (is_stdin)
         clearerr(f);
     else
@@ -89,15 +113,35 @@ static int csv_in_file(const char *name, cli_record_fn *fn, void *ctx, uint64_t 
     return bad;
 }
 
-int cli_each_csv_record(char **files, int n_files, cli_record_fn *fn, void *ctx)
+/* Every input in turn, compressed ones decompressed (decompress.h): a
+ * corrupt one fails the run once it was read. */
+static int each_input(const struct sample_input *in, cli_record_fn *fn, void *ctx)
 {
+    const size_t n = in->n_files > 0 ? (size_t)in->n_files : 1;
+    rf_engine_input *v = malloc(n * sizeof *v);
+    struct cli_inflow *flow = NULL;
     uint64_t pos = 0;
-    if (n_files == 0)
-        return csv_in_file("-", fn, ctx, &pos);
-    for (int i = 0; i < n_files; i++)
-        if (csv_in_file(files[i], fn, ctx, &pos) != 0)
-            return 1;
-    return 0;
+    int bad = 1;
+    if (!v) {
+        cli_error("memory exhausted");
+        return 1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *name = in->n_files > 0 ? in->files[i] : "-";
+        v[i] = strcmp(name, "-") == 0 ? rf_engine_input_fd(STDIN_FILENO, "-")
+                                      : rf_engine_input_path(name);
+    }
+    if (inflow_start(&flow, v, n) == 0) {
+        bad = 0;
+        for (size_t i = 0; i < n && !bad; i++)
+            if (!v[i].data) /* else a descriptor given again: read once */
+                bad = each_in_input(&v[i], in->csv, in->delim, fn, ctx, &pos);
+        if (!bad)
+            bad = inflow_check(flow) != 0;
+    }
+    inflow_end(flow);
+    free(v);
+    return bad;
 }
 
 /* A header record: kept with its delimiter; the first one names the key's
@@ -141,8 +185,7 @@ int sample_input_each(struct sample_input *in, cli_record_fn *fn, void *ctx)
 {
     in->fn = fn;
     in->ctx = ctx;
-    return in->csv ? cli_each_csv_record(in->files, in->n_files, each, in)
-                   : cli_each_record(in->files, in->n_files, in->delim, each, in);
+    return each_input(in, each, in);
 }
 
 void sample_input_put_header(const struct sample_input *in, rf_writer *w)

@@ -29,17 +29,13 @@ struct sample_input {
 
 /* Hand every record after the header to fn (cli_each_record's contract:
  * its number counts from 0 after the header; for CSV records, `line` is
- * the line where the record starts).  A CSV input that ends inside quotes
- * is an error: "FILE: unterminated quote in the CSV record starting at line
- * N".  Returns 0, or 1 after a message. */
+ * the line where the record starts).  Compressed inputs are decompressed
+ * (decompress.h); a corrupt one is an error once it was read.  A CSV input
+ * that ends inside quotes is an error: "FILE: unterminated quote in the CSV
+ * record starting at line N".  Returns 0, or 1 after a message. */
 int sample_input_each(struct sample_input *in, cli_record_fn *fn, void *ctx);
 /* The header records, to w. */
 void sample_input_put_header(const struct sample_input *in, rf_writer *w);
 void sample_input_free(struct sample_input *in);
-
-/* CSV records of the files, as cli_each_record hands out lines: each record
- * without its closing line feed (a CR before it stays), `line` the line
- * where it starts.  Returns 0, or 1 after a message. */
-int cli_each_csv_record(char **files, int n_files, cli_record_fn *fn, void *ctx);
 
 #endif

@@ -239,6 +239,19 @@ EOF
     cmp <(tail -n +2 "$T/p") <("$RIFFLE" sample --csv --seed=8 --prob=0.3 "$T/body.csv")
 }
 
+@test "sample on compressed input: the sample of the plain file; a corrupt one prints nothing" {
+    make_csv "$T/in.csv" 300 10 1
+    gzip -c "$T/in.csv" > "$T/in.csv.gz"
+    cmp <("$RIFFLE" sample --csv --header=1 --seed=13 -n 20 "$T/in.csv") \
+        <("$RIFFLE" sample --csv --header=1 --seed=13 -n 20 "$T/in.csv.gz")
+    cmp <("$RIFFLE" sample --csv --header=1 --seed=13 --group=user -n 2 "$T/in.csv") \
+        <("$RIFFLE" sample --csv --header=1 --seed=13 --group=user -n 2 < "$T/in.csv.gz")
+    head -c 200 "$T/in.csv.gz" > "$T/cut.gz"
+    run "$RIFFLE" sample --csv --seed=13 --prob=0.5 "$T/cut.gz"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: $T/cut.gz: truncated gzip data at byte 200" ]
+}
+
 @test "sample --csv --key/--group by column name" {
     make_csv "$T/in.csv" 400 12
     "$RIFFLE" sample --csv --header=1 --seed=9 --key=user -n 3 "$T/in.csv" > "$T/k"
