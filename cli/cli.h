@@ -3,6 +3,7 @@
 #ifndef RIFFLE_CLI_H
 #define RIFFLE_CLI_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "riffle.h"
@@ -39,6 +40,11 @@ int cli_try_help(const char *cmd);
 /* Write text to stdout and check that it got there (--help, --version):
  * returns 0, or prints "prog: write error: ..." and returns 1. */
 int cli_print_stdout(const char *text);
+/* Write all of buf to standard output with write(2), for the commands whose
+ * output is a stream a reader may stop reading (riffle rng, deal --count),
+ * with SIGPIPE ignored: returns 0, 1 when the reader has gone (EPIPE: the
+ * caller stops quietly, as `yes | head` does), or -1 after "write error". */
+int cli_write_stdout(const void *buf, size_t len);
 
 /* Room for more items in a growing array: `items` (capacity *cap items of
  * `size` bytes) reallocated to twice *cap, or `first` items when empty.

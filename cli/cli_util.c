@@ -13,6 +13,7 @@
 #include <string.h>
 #include <wchar.h>
 #include <wctype.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -55,6 +56,25 @@ int cli_usage(const char *cmd, const char *fmt, ...)
     vmessage(fmt, ap);
     va_end(ap);
     return cli_try_help(cmd);
+}
+
+int cli_write_stdout(const void *buf, size_t len)
+{
+    const unsigned char *p = buf;
+    while (len > 0) {
+        const ssize_t k = write(STDOUT_FILENO, p, len);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && errno == EPIPE)
+            return 1;
+        if (k < 0) {
+            cli_error("write error: %s", strerror(errno));
+            return -1;
+        }
+        p += k;
+        len -= (size_t)k;
+    }
+    return 0;
 }
 
 int cli_print_stdout(const char *text)

@@ -14,6 +14,9 @@
  * prints the lexicographic rank (riffle_perm.h) of the whole dealt order as a
  * permutation of the deck positions: the deal as one number, which
  * `riffle unrank` turns back into the order.
+ *
+ * --count (deal_count.c) deals the whole deck many times, one deal a line;
+ * the blackjack and baccarat presets (deal_shoe.c) deal casino shoes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +29,7 @@
 #include "cli.h"
 #include "cli_options.h"
 #include "commands.h"
+#include "deal.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
 
@@ -45,6 +49,7 @@ struct deal_opts {
     const char *deck_arg, *hands_arg, *per_hand_arg, *kitty_arg; /* as given */
     int unicode, json, rank;
     struct cli_rng_opts rng;
+    struct deal_more more; /* --count, --csv, --header, --decks, --cut */
 };
 
 /* A deck ready to deal: names of the cards in deck order. */
@@ -78,6 +83,13 @@ static int deal_help(void)
         "  -p, --preset=NAME      bridge     4 hands of 13 (North East South West)\n"
         "                         holdem     --players (default 6) x 2, and a 5-card board\n"
         "                         doudizhu   54 cards: 3 hands of 17 and a 3-card kitty\n"
+        "                         blackjack  a shoe of 6 decks: 1 card burned, the cut card\n"
+        "                                      a quarter of the shoe from the end\n"
+        "                         baccarat   a shoe of 8 decks: the first card and as many\n"
+        "                                      more as its value burned, the cut card 16\n"
+        "                                      cards from the end\n"
+        "      --decks=N          a blackjack or baccarat shoe of N decks (1 to 8)\n"
+        "      --cut=N            the cut card N cards from the end of the shoe\n"
         "  -u, --unicode          suit symbols: A\u2660 K\u2665 10\u2666 2\u2663\n"
         "  -j, --json             JSON output (valid UTF-8: a byte of a card name\n"
         "                           that is not UTF-8 is written as \\ufffd)\n"
@@ -86,6 +98,11 @@ static int deal_help(void)
         "                           or \"rank\" in JSON, a string); `riffle unrank\n"
         "                           --cards N` gives the order back (a custom deck:\n"
         "                           `riffle unrank --size=CARDS N`, positions from 0)\n"
+        "      --count=N          deal the whole deck N times, one deal a line: its\n"
+        "                           cards in dealt order, separated by spaces (with\n"
+        "                           --json: one JSON object a line)\n"
+        "      --csv              with --count: cards separated by commas (RFC 4180)\n"
+        "      --header           with --csv: first the line card1,card2,...\n"
         "      --seed=S           reproducible deal (S: decimal integer or any string)\n"
         "      --rng=NAME         generator: chacha20 (default), xoshiro256++, pcg64\n"
         "      --production       refuse --seed (also when the environment has\n"
@@ -93,7 +110,10 @@ static int deal_help(void)
         "      --help             display this help and exit\n"
         "\n"
         "Cards are dealt one at a time round the table, then to the kitty.  Without\n"
-        "--seed the deck is shuffled by ChaCha20 keyed from the operating system.\n");
+        "--seed the deck is shuffled by ChaCha20 keyed from the operating system.\n"
+        "With --count, deal k+1 continues the generator where deal k left it; the\n"
+        "first is the order `riffle deal -H 1` deals.  A shoe prints the burned cards,\n"
+        "the cards before the cut card and the cards after it.\n");
 }
 
 static const struct option deal_longopts[] = {
@@ -111,6 +131,7 @@ static const struct option deal_longopts[] = {
     {"rng", required_argument, NULL, CLI_OPT_RNG},
     {"production", no_argument, NULL, CLI_OPT_PRODUCTION},
     {"help", no_argument, NULL, OPT_HELP},
+    DEAL_MORE_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
 const struct cli_options cli_deal_options = {"deal", 0, "d:f:H:c:k:p:uj", deal_longopts};
@@ -129,6 +150,11 @@ static int on_deal_option(struct deal_opts *o, int c, const char *arg)
     const int r = cli_rng_option(&o->rng, c, arg);
     if (r != CLI_NOT_RNG)
         return r;
+    int m = deal_count_option(&o->more, c, arg);
+    if (m == DEAL_NOT_MORE)
+        m = deal_shoe_option(&o->more, c, arg);
+    if (m != DEAL_NOT_MORE)
+        return m;
     uint64_t v;
     int dummy;
     switch (c) {
@@ -195,7 +221,8 @@ static int apply_preset(struct deal_opts *o, struct table *t)
         hands = 3, per = 17, kitty = 3;
         t->hand_label = "player";
     } else {
-        return cli_usage("deal", "unknown preset %s (bridge, holdem or doudizhu)",
+        return cli_usage("deal",
+                         "unknown preset %s (bridge, holdem, doudizhu, blackjack or baccarat)",
                          cli_quote(o->preset));
     }
     if (!o->have_hands)
@@ -367,7 +394,7 @@ static size_t utf8_length(const unsigned char *s)
  * \ufffd, U+FFFD REPLACEMENT CHARACTER -- as the Unicode Standard (section
  * 3.9, "U+FFFD Substitution of Maximal Subparts") replaces them, one per
  * byte here. */
-static void json_string(FILE *f, const char *str)
+void json_string(FILE *f, const char *str)
 {
     const unsigned char *s = (const unsigned char *)str;
     fputc('"', f);
@@ -529,6 +556,55 @@ static int parse_deal(int argc, char **argv, struct deal_opts *o)
     return CLI_CONTINUE;
 }
 
+/* The first of the options set in o that --count (shoe 0) or a shoe preset
+ * (shoe 1) does not combine with, or NULL. */
+static const char *not_with_mode(const struct deal_opts *o, int shoe)
+{
+    if (o->hands_arg)
+        return "--hands";
+    if (o->per_hand_arg)
+        return "--cards";
+    if (o->kitty_arg)
+        return "--kitty";
+    if (o->rank)
+        return "--rank";
+    if (!shoe)
+        return o->preset ? "--preset" : NULL;
+    if (o->deck_arg)
+        return "--deck";
+    if (o->deck_file)
+        return "--deck-file";
+    return o->n_cards > 0 ? "CARD arguments" : NULL;
+}
+
+/* --count and the shoes against the other options. */
+static int check_modes(struct deal_opts *o)
+{
+    const int shoe = deal_shoe_preset(o->preset);
+    if (deal_shoe_check(&o->more, o->preset) != CLI_CONTINUE)
+        return CLI_FAIL;
+    if (!shoe && deal_count_wanted(&o->more) &&
+        deal_count_check(&o->more) != CLI_CONTINUE)
+        return CLI_FAIL;
+    if (o->more.csv && o->json)
+        return cli_usage("deal", "--csv and --json cannot be combined");
+    const char *bad = shoe || o->more.count_arg ? not_with_mode(o, shoe) : NULL;
+    if (bad && shoe)
+        return cli_usage("deal", "%s cannot be combined with --preset=%s", bad, o->preset);
+    if (bad)
+        return cli_usage("deal", "--count cannot be combined with %s", bad);
+    return CLI_CONTINUE;
+}
+
+static int deal_mode(const struct table *t, const struct deal_opts *o, rf_rng *g)
+{
+    if (deal_shoe_preset(o->preset))
+        return deal_shoe_run(t->names, &o->more, o->preset, o->json, g);
+    if (o->more.count_arg)
+        return deal_count_run(t->names, t->n, &o->more, o->json, g);
+    return deal_and_print(t, o, g);
+}
+
 int cmd_deal(int argc, char **argv)
 {
     struct deal_opts o;
@@ -537,16 +613,19 @@ int cmd_deal(int argc, char **argv)
     rf_records_init(&t.custom, '\n');
     int status = parse_deal(argc, argv, &o);
     if (status == CLI_CONTINUE)
+        status = check_modes(&o);
+    const int mode = deal_shoe_preset(o.preset) || o.more.count_arg;
+    if (status == CLI_CONTINUE && !mode)
         status = apply_preset(&o, &t);
     if (status != CLI_CONTINUE)
         return status;
     status = CLI_FAIL;
-    if (build_deck(&o, &t) != 0 || plan(&o, t.n) != CLI_CONTINUE)
+    if (build_deck(&o, &t) != 0 || (!mode && plan(&o, t.n) != CLI_CONTINUE))
         goto done;
     rf_rng storage;
     rf_rng *g = cli_rng_make(&o.rng, &storage);
     if (g) {
-        status = deal_and_print(&t, &o, g);
+        status = deal_mode(&t, &o, g);
         cli_rng_release(g, &storage);
     }
 done:

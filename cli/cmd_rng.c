@@ -166,26 +166,6 @@ static int parse_rng(int argc, char **argv, struct rng_opts *o)
     return check_rng(o) == CLI_OK ? CLI_CONTINUE : CLI_FAIL;
 }
 
-/* Write all of buf; 0, 1 when the reader has gone (EPIPE), -1 after a
- * message. */
-static int write_all(const unsigned char *buf, size_t len)
-{
-    while (len > 0) {
-        const ssize_t k = write(STDOUT_FILENO, buf, len);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0 && errno == EPIPE)
-            return 1;
-        if (k < 0) {
-            cli_error("write error: %s", strerror(errno));
-            return -1;
-        }
-        buf += k;
-        len -= (size_t)k;
-    }
-    return 0;
-}
-
 static void put_le(unsigned char *p, uint64_t v, size_t width)
 {
     for (size_t i = 0; i < width; i++)
@@ -233,14 +213,14 @@ static int stream(rf_rng *g, const struct rng_opts *o, unsigned char *buf)
             rf_rng_fill(g, buf, len);
             left -= len;
         }
-        const int w = write_all(buf, len);
+        const int w = cli_write_stdout(buf, len);
         if (w != 0)
             return w < 0 ? CLI_FAIL : CLI_OK;
     }
     if (rest) { /* --bytes not a whole number of words: the head of one more */
         unsigned char word[8];
         put_le(word, rf_below(g, o->below), sizeof word);
-        const int w = write_all(word, (size_t)rest);
+        const int w = cli_write_stdout(word, (size_t)rest);
         if (w < 0)
             return CLI_FAIL;
     }

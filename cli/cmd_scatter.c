@@ -458,12 +458,32 @@ static int this_run(const struct scatter_opts *o, const rf_engine_options *eo,
     return 0;
 }
 
+/* The tasks read the inputs in place, at their own offsets, and
+ * decompress none: a compressed input would be shuffled as bytes.  (A file
+ * that cannot be opened is the engine's to report.) */
+static int refuse_compressed(const struct scatter_opts *o)
+{
+    for (int i = 0; i < o->n_files; i++) {
+        rf_compression c;
+        if (strcmp(o->files[i], "-") != 0 && rf_compression_of_path(o->files[i], &c) == 0 &&
+            c != RF_COMPRESSION_NONE) {
+            cli_error("%s: %s-compressed input is not read by 'riffle scatter': decompress it "
+                      "first (riffle reads it as it is)",
+                      o->files[i], rf_compression_name(c));
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int cmd_scatter(int argc, char **argv)
 {
     struct scatter_opts o;
     const int r = parse_scatter(argc, argv, &o);
     if (r != CLI_CONTINUE)
         return r;
+    if (refuse_compressed(&o) != 0)
+        return CLI_FAIL;
     (void)cleanup_init();
     rf_engine_options eo;
     rf_engine_options_init(&eo);

@@ -4,35 +4,18 @@
 #include <string.h>
 
 #include "codec.h"
-
-/* RFC 1952 section 2.3.1 (ID1 ID2); RFC 8878 section 3.1.1 (Magic_Number,
- * little-endian 0xFD2FB528) and 3.1.2 (skippable frames, 0x184D2A5?). */
-static const unsigned char gzip_magic[2] = {0x1f, 0x8b};
-static const unsigned char zstd_magic[4] = {0x28, 0xb5, 0x2f, 0xfd};
-static const unsigned char skip_magic[3] = {0x2a, 0x4d, 0x18}; /* after 0x5? */
-
-/* Whether bytes[0..len) match magic[0..n) as far as both go. */
-static int begins(const unsigned char *bytes, size_t len, const unsigned char *magic, size_t n)
-{
-    return memcmp(bytes, magic, len < n ? len : n) == 0;
-}
+#include "riffle_io.h"
 
 enum cli_codec codec_sniff(const unsigned char *bytes, size_t len, int *partial)
 {
-    *partial = 0;
-    if (len == 0)
+    switch (rf_compression_sniff(bytes, len, partial)) {
+    case RF_COMPRESSION_GZIP:
+        return CLI_CODEC_GZIP;
+    case RF_COMPRESSION_ZSTD:
+        return CLI_CODEC_ZSTD;
+    default:
         return CLI_CODEC_NONE;
-    if (begins(bytes, len, gzip_magic, sizeof gzip_magic)) {
-        *partial = len < sizeof gzip_magic;
-        return *partial ? CLI_CODEC_NONE : CLI_CODEC_GZIP;
     }
-    int zstd = begins(bytes, len, zstd_magic, sizeof zstd_magic);
-    if (!zstd && (bytes[0] & 0xf0) == 0x50)
-        zstd = len == 1 || begins(bytes + 1, len - 1, skip_magic, sizeof skip_magic);
-    if (!zstd)
-        return CLI_CODEC_NONE;
-    *partial = len < CLI_CODEC_MAGIC;
-    return *partial ? CLI_CODEC_NONE : CLI_CODEC_ZSTD;
 }
 
 static int ends_with(const char *s, const char *suffix)

@@ -17,10 +17,9 @@ enum cli_codec {
 /* Bytes enough to tell the formats apart (zstd's frame magic). */
 #define CLI_CODEC_MAGIC 4
 
-/* The format whose magic number begins bytes[0..len): gzip's 1f 8b, zstd's
- * 28 b5 2f fd (a frame) or 5X 2a 4d 18 (a skippable frame); NONE
- * otherwise.  *partial is set when len is too short to tell but bytes begin
- * a magic number. */
+/* The format whose magic number begins bytes[0..len) (the library's
+ * rf_compression_sniff); NONE otherwise.  *partial is set when len is too
+ * short to tell but bytes begin a magic number. */
 enum cli_codec codec_sniff(const unsigned char *bytes, size_t len, int *partial);
 /* The format of a file named `name` by its extension: .gz, .zst or .zstd;
  * NONE otherwise. */

@@ -757,6 +757,47 @@ RF_API size_t rf_bag_left(const rf_bag *b);
 /* Put every item back now (a new bag, e.g. for a new game), in O(1). */
 RF_API void rf_bag_refill(rf_bag *b);
 
+/* ------------------------------------------------------------------------ */
+/* Shoes                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/* A casino shoe (blackjack, baccarat): `decks` copies of a deck of
+ * `per_deck` cards shuffled together, dealt on demand, with a cut card.
+ * Built on rf_deck: the shoe is a deck of decks * per_deck items holding the
+ * card values, item i being value i mod per_deck, so each value 0 ..
+ * per_deck - 1 is in it `decks` times.  Its draws are the deck's (one
+ * rf_below(remaining) per card, none for the last), so the dealt values are
+ * a uniformly random arrangement of the shoe, a seed fixes them, and a shoe
+ * of one deck deals the values an rf_deck of per_deck cards deals.  The cut
+ * card stands `cut` cards from the end: once it has come out
+ * (rf_shoe_cut_out), the game finishes the round in progress -- the cards
+ * behind it are dealt as any other -- and shuffles anew (rf_shoe_refill).
+ * Burn cards are cards dealt and put aside.  The cards live in caller
+ * memory; a shoe never allocates.  Fields are private.  Not thread-safe: one
+ * shoe, one thread at a time (as its generator). */
+typedef struct rf_shoe {
+    rf_deck deck;
+    size_t cut; /* cards behind the cut card */
+} rf_shoe;
+
+/* A shoe of `decks` decks of `per_deck` cards in cards[0 .. decks *
+ * per_deck) (the caller's array; the product must fit a size_t), the cut
+ * card at the very end (cut 0). */
+RF_API void rf_shoe_init(rf_shoe *s, size_t *cards, size_t decks, size_t per_deck);
+/* Put the cut card `cut` cards from the end of the full shoe.  RF_EINVAL
+ * (nothing changed) when cut is more than the cards of the shoe. */
+RF_API RF_NODISCARD rf_status rf_shoe_set_cut(rf_shoe *s, size_t cut);
+/* Deal the next card: its value (0 .. per_deck - 1) in *card.  RF_EEMPTY
+ * (nothing drawn or written) when the shoe is empty. */
+RF_API RF_NODISCARD rf_status rf_shoe_deal(rf_shoe *s, rf_rng *g, size_t *card);
+/* Nonzero once the cut card has come out: no more cards left than `cut`. */
+RF_API int rf_shoe_cut_out(const rf_shoe *s);
+/* Cards left in the shoe. */
+RF_API size_t rf_shoe_remaining(const rf_shoe *s);
+/* Every card back in the shoe for the next shuffle, in O(1); the cut card
+ * stays where it was put. */
+RF_API void rf_shoe_refill(rf_shoe *s);
+
 #ifdef __cplusplus
 }
 #endif

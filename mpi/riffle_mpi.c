@@ -139,6 +139,24 @@ static void check_tmpdir(struct job *j)
         job_fail(j, "cannot use temporary directory '%s': %s", dir, strerror(e));
 }
 
+/* A compressed input would be shuffled as bytes: riffle-mpi reads inputs
+ * in place, at every rank's offsets, and decompresses none (rank 0 looks;
+ * a file it cannot open is the exchange's to report, on every rank). */
+static void refuse_compressed(struct job *j)
+{
+    const struct mpi_opts *o = j->opts;
+    for (int i = 0; i < o->n_files && j->rank == 0; i++) {
+        rf_compression c;
+        if (rf_compression_of_path(o->files[i], &c) == 0 && c != RF_COMPRESSION_NONE) {
+            job_fail(j, "%s: %s-compressed input is not read by %s: decompress it first "
+                        "(riffle reads it as it is)",
+                     o->files[i], rf_compression_name(c), MPI_PROG);
+            j->err.global = 1; /* the job's, not the rank's */
+            return;
+        }
+    }
+}
+
 static void on_engine_progress(void *ctx, rf_engine_phase ph, uint64_t done, uint64_t total)
 {
     job_progress(ctx, ph == RF_ENGINE_WRITE ? "write" : "order", done, total);
@@ -179,6 +197,7 @@ static int setup(struct job *j)
     if (e)
         job_fail(j, "cannot install signal handlers: %s", strerror(e));
     check_tmpdir(j);
+    refuse_compressed(j);
     return job_agree(j);
 }
 

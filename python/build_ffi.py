@@ -71,12 +71,13 @@ typedef enum rf_engine_phase { RF_ENGINE_READ, RF_ENGINE_SCATTER, RF_ENGINE_SHUF
 typedef enum rf_engine_op { RF_ENGINE_OP_NONE, RF_ENGINE_OP_INPUT, RF_ENGINE_OP_OUTPUT,
                             RF_ENGINE_OP_TEMP_DIR, RF_ENGINE_OP_TEMP_FILE,
                             RF_ENGINE_OP_TEMP_REMOVE, RF_ENGINE_OP_READ,
-                            RF_ENGINE_OP_CHANGED, ... } rf_engine_op;
+                            RF_ENGINE_OP_CHANGED, RF_ENGINE_OP_CSV, ... } rf_engine_op;
 typedef struct rf_engine_error {
     rf_status status;
     rf_engine_op op;
     int err;
     char path[4096];
+    uint64_t line;
 } rf_engine_error;
 size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_t len);
 uint64_t rf_engine_usable_memory(void);
@@ -118,6 +119,14 @@ size_t py_records_scan(const unsigned char *data, size_t size, unsigned char del
 uint64_t py_records_gather(const unsigned char *data, const uint64_t *offs,
                            const uint64_t *idx, size_t k, uint64_t *ends,
                            unsigned char *out);
+typedef enum rf_compression {
+    RF_COMPRESSION_NONE = 0,
+    RF_COMPRESSION_GZIP = 1,
+    RF_COMPRESSION_ZSTD = 2
+} rf_compression;
+rf_compression rf_compression_sniff(const void *bytes, size_t len, int *partial);
+const char *rf_compression_name(rf_compression c);
+int rf_compression_of_path(const char *path, rf_compression *c);
 typedef struct rf_file_stamp { ...; } rf_file_stamp;
 int rf_file_stamp_fd(int fd, rf_file_stamp *s);
 int py_stamp_same(const rf_file_stamp *then, const rf_file_stamp *now);

@@ -50,6 +50,18 @@ def _paths(inputs):
     return out
 
 
+def _refuse_compressed(paths):
+    """A gzip or zstd input would be shuffled as its compressed bytes: the
+    library reads inputs as they are (the program decompresses; this
+    package does not)."""
+    c = ffi.new("rf_compression *")
+    for p in paths:
+        if lib.rf_compression_of_path(p, c) == 0 and c[0] != lib.RF_COMPRESSION_NONE:
+            name = ffi.string(lib.rf_compression_name(c[0])).decode()
+            raise ValueError("%s: %s-compressed input: decompress it first (the riffle "
+                             "program reads it as it is)" % (os.fsdecode(p), name))
+
+
 def _delim(delimiter):
     if isinstance(delimiter, str):
         delimiter = delimiter.encode()
@@ -214,10 +226,12 @@ def shuffle_file(inputs, output, seed=None, memory=None, header=0, delimiter=b"\
     raises stops the run and is raised by shuffle_file.
 
     Errors: OSError with errno, filename and the library's message (for an
-    input that is missing, a full disk, ...), ValueError for bad arguments,
-    MemoryError.
+    input that is missing, a full disk, ...), ValueError for bad arguments
+    and for a gzip or zstd input (told by its first bytes: decompress it
+    first), MemoryError.
     """
     paths = _paths(inputs)
+    _refuse_compressed(paths)
     a = _engine_args(seed, rng, memory, header, delimiter, threads, count, tmpdir)
     out = None
     run = None
@@ -347,6 +361,7 @@ def split_file(inputs, outputs, split, seed=None, memory=None, header=0,
     number of records.
     """
     paths = _paths(inputs)
+    _refuse_compressed(paths)
     spl, parts = _parse_split(split)
     names = _part_names(outputs, parts)
     _refuse_same_file(names)

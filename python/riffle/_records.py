@@ -53,7 +53,8 @@ class RecordFile:
     file, a file rewritten while it is open gives whatever bytes it holds
     then, and one truncated under it can kill the process (SIGBUS): the
     stamp guards the saved index, not the open mapping.  close() (or a
-    with block) unmaps it.
+    with block) unmaps it.  A gzip or zstd file (told by its first bytes)
+    is refused with ValueError: its records would be compressed bytes.
     """
 
     def __init__(self, path, delimiter=b"\n", header=0, index=False):
@@ -85,6 +86,7 @@ class RecordFile:
             size = st.st_size
             if size:
                 self._map = mmap.mmap(fd, size, mmap.MAP_PRIVATE, mmap.PROT_READ)
+                self._refuse_compressed()
         finally:
             os.close(fd)
         self._size = size
@@ -161,6 +163,17 @@ class RecordFile:
 
     def __len__(self):
         return self._n
+
+    def _refuse_compressed(self):
+        """A gzip or zstd file's records would be its compressed bytes."""
+        head = self._map[:4]
+        c = lib.rf_compression_sniff(head, len(head), ffi.NULL)
+        if c != lib.RF_COMPRESSION_NONE:
+            name = ffi.string(lib.rf_compression_name(c)).decode()
+            self._map.close()
+            self._map = None
+            raise ValueError("%s: %s-compressed: a record file is mapped as it is; "
+                             "decompress it first" % (self.path, name))
 
     @property
     def header(self):

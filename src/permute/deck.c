@@ -62,14 +62,30 @@ size_t rf_deck_remaining(const rf_deck *d)
     return d->n - d->dealt;
 }
 
+/* Swap two 8-byte items (the size_t cards of rf_deck_init) with fixed-size
+ * copies, which compile to plain loads and stores: the generic byte swap's
+ * call and loop were half the time of `riffle deal --count` (perf, 1 M decks
+ * of 52).  Any alignment. */
+static void swap8(unsigned char *x, unsigned char *y)
+{
+    uint64_t a, b;
+    memcpy(&a, x, sizeof a);
+    memcpy(&b, y, sizeof b);
+    memcpy(x, &b, sizeof b);
+    memcpy(y, &a, sizeof a);
+}
+
 /* One deal: the card moves to items[dealt].  The last card needs no draw. */
 static void deal_one(rf_deck *d, rf_rng *g)
 {
     const size_t left = d->n - d->dealt;
     if (left > 1) {
         size_t j = d->dealt + (size_t)rf_below(g, left);
-        if (j != d->dealt)
-            rfi_swap_bytes(d->items + d->dealt * d->size, d->items + j * d->size, d->size);
+        unsigned char *x = d->items + d->dealt * d->size, *y = d->items + j * d->size;
+        if (j != d->dealt && d->size == 8)
+            swap8(x, y);
+        else if (j != d->dealt)
+            rfi_swap_bytes(x, y, d->size);
     }
     d->dealt++;
 }

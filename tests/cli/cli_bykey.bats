@@ -312,3 +312,19 @@ key_parts() { # part files...
     "$RIFFLE" sample -z --seed=1 --group=1 -n 5 "$T/z" | cmp - "$T/z"
     "$RIFFLE" sample -z --seed=1 --key=1 -n 3 "$T/z" | cmp - "$T/z"
 }
+
+@test "golden: seeded --key splits, --prob, --key and --group samples are pinned" {
+    seq 30 | awk '{ printf "%d\tu%d\n", $1, $1 % 7 }' > "$T/k"
+    "$RIFFLE" --seed=42 --key=2 --split=3 --output-pattern="$T/part%d" "$T/k"
+    [ "$(cut -f1 "$T/part0" | tr '\n' ' ')" = "10 17 3 24 " ]
+    [ "$(cut -f1 "$T/part1" | tr '\n' ' ')" = "18 20 27 13 4 6 25 11 " ]
+    [ "$(cut -f1 "$T/part2" | tr '\n' ' ')" = "12 15 28 26 22 30 21 29 16 1 19 7 5 8 9 14 2 23 " ]
+    [ "$(seq 100 | "$RIFFLE" sample --prob=0.1 --seed=42 | tr '\n' ' ')" = \
+      "20 22 23 28 29 30 39 76 84 95 " ]
+    [ "$("$RIFFLE" sample --key=2 -n 2 --seed=42 "$T/k" | cut -f1 | tr '\n' ' ')" = \
+      "3 6 10 13 17 20 24 27 " ]
+    [ "$("$RIFFLE" sample --key=2 --prob=0.5 --seed=42 "$T/k" | cut -f1 | tr '\n' ' ')" = \
+      "3 6 10 13 17 20 24 27 " ]
+    [ "$("$RIFFLE" sample --group=2 -n 1 --seed=42 "$T/k" | cut -f1 | tr '\n' ' ')" = \
+      "3 11 12 13 21 23 29 " ]
+}

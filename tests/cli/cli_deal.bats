@@ -208,7 +208,7 @@ PY
     check --deck=53
     [ "${lines[0]}" = "riffle: invalid deck: '53' (52 or 54)" ]
     check --preset=poker
-    [ "${lines[0]}" = "riffle: unknown preset 'poker' (bridge, holdem or doudizhu)" ]
+    [ "${lines[0]}" = "riffle: unknown preset 'poker' (bridge, holdem, doudizhu, blackjack or baccarat)" ]
     check --bogus
     [ "${lines[0]}" = "riffle deal: unrecognized option '--bogus'" ]
     check --deck=54 a b

@@ -171,6 +171,23 @@ only_transport_files() {
     [ -z "$(ls -A "$T/tmp")" ]
 }
 
+@test "a compressed input is refused by both steps, named with its format; nothing written" {
+    seq 1 100 > "$T/a"
+    seq 1 50 | gzip > "$T/b.gz"
+    seq 1 50 | zstd -q > "$T/c"
+    mkdir "$T/d"
+    local f step
+    for f in "$T/b.gz" "$T/c"; do
+        for step in --count --seed=3; do
+            run "$RIFFLE" scatter "$step" --task=0 --tasks=2 --dir="$T/d" "$T/a" "$f"
+            [ "$status" -eq 1 ]
+            [[ "$output" == "riffle: $f: "*"-compressed input is not read by 'riffle scatter'"* ]]
+            [ -z "$(ls -A "$T/d")" ]
+        done
+    done
+    [[ "$output" == *"zstd-compressed"* ]]
+}
+
 @test "a missing count file: named, non-zero exit, nothing written" {
     seq 1 100 > "$T/a"
     mkdir "$T/d"

@@ -316,6 +316,22 @@ every_case() {
     done
 }
 
+@test "a compressed input: refused before any work, one message, nothing left" {
+    lines 10 > "$T/in"
+    lines 10 | gzip > "$T/in.gz"
+    local flavor p
+    for flavor in $FLAVORS; do
+        for p in 1 3; do
+            run mpi "$flavor" "$p" --seed=1 "$T/in" "$T/in.gz" -o "$T/out/o"
+            [ "$status" -ne 0 ]
+            [ "$(printf '%s\n' "$output" | grep -c "^riffle-mpi: ")" -eq 1 ]
+            [[ "$output" == *"riffle-mpi: $T/in.gz: gzip-compressed input is not read by riffle-mpi"* ]]
+            [ ! -e "$T/out/o" ]
+            no_temporaries
+        done
+    done
+}
+
 @test "an output directory that cannot be written: message, non-zero, nothing left" {
     lines 10 > "$T/in"
     local flavor mpirun bin

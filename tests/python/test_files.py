@@ -421,3 +421,26 @@ def test_engine_errors_carry_the_library_message():
             run.raise_error(lib.RF_ENOMEM, err)
     finally:
         run.close()
+
+
+@pytest.mark.parametrize("suffix", [".gz", ".zst"])
+def test_compressed_input_refused(tmp_path, suffix):
+    # the package reads inputs as they are: a gzip or zstd file (told by its
+    # first bytes, whatever its name) would be shuffled as compressed bytes
+    plain = tmp_path / "plain.txt"
+    plain.write_bytes(b"".join(b"%d\n" % i for i in range(1000)))
+    packed = tmp_path / ("packed" + suffix)
+    tool = ["gzip", "-c"] if suffix == ".gz" else ["zstd", "-q", "-c"]
+    with open(packed, "wb") as f:
+        subprocess.run(tool + [str(plain)], stdout=f, check=True)
+    hidden = tmp_path / "no-extension"
+    hidden.write_bytes(packed.read_bytes())
+    out = tmp_path / "out.txt"
+    for bad in (packed, hidden):
+        with pytest.raises(ValueError, match="compressed input: decompress it first"):
+            riffle.shuffle_file([plain, bad], out, seed=1)
+        with pytest.raises(ValueError, match="compressed input"):
+            riffle.split_file(bad, [tmp_path / "a", tmp_path / "b"], 2, seed=1)
+        with pytest.raises(ValueError, match="compressed: a record file is mapped"):
+            riffle.RecordFile(bad)
+    assert listing(tmp_path) == sorted(["plain.txt", "packed" + suffix, "no-extension"])

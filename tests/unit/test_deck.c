@@ -158,6 +158,72 @@ static void item_decks(void **state)
     rf_deck_free(NULL);
 }
 
+/* Items that are not 8 bytes wide are swapped byte by byte, 8-byte ones as
+ * words: over every draw sequence a deck of 4-byte items deals each order
+ * equally often too. */
+static void exact_dealing_narrow_items(void **state)
+{
+    (void)state;
+    for (size_t n = 1; n <= 6; n++) {
+        const uint64_t nf = rf_test_factorial((unsigned)n);
+        uint64_t *count = calloc(nf, sizeof *count);
+        assert_non_null(count);
+        rf_script s;
+        rf_script_init(&s);
+        do {
+            rf_rng g;
+            uint32_t items[6];
+            size_t order[6];
+            rf_deck d;
+            rf_script_rng(&s, &g);
+            for (size_t i = 0; i < n; i++)
+                items[i] = (uint32_t)i;
+            rf_deck_init_items(&d, items, n, sizeof items[0]);
+            for (size_t i = 0; i < n; i++) {
+                uint32_t c;
+                assert_int_equal(rf_deck_deal(&d, &g, &c), RF_OK);
+                order[i] = c;
+            }
+            count[rf_test_perm_rank(order, n)]++;
+        } while (rf_script_next(&s));
+        assert_false(s.error);
+        for (uint64_t r = 0; r < nf; r++)
+            assert_int_equal(count[r], count[0]);
+        assert_true(count[0] > 0);
+        free(count);
+    }
+}
+
+/* The word swap of 8-byte items and the byte swap of wider ones make the
+ * same deal from the same draws: a size_t deck and a deck of 16-byte items
+ * carrying the same numbers deal the same order. */
+static void word_and_byte_swaps_agree(void **state)
+{
+    (void)state;
+    struct wide {
+        size_t card;
+        char pad[16 - sizeof(size_t)];
+    } wide[52], w;
+    size_t cards[52], c;
+    for (size_t i = 0; i < 52; i++)
+        wide[i] = (struct wide){.card = i};
+    rf_rng g1, g2;
+    assert_int_equal(rf_rng_seed_u64(&g1, RF_RNG_CHACHA20, 2026), RF_OK);
+    assert_int_equal(rf_rng_seed_u64(&g2, RF_RNG_CHACHA20, 2026), RF_OK);
+    rf_deck a, b;
+    rf_deck_init(&a, cards, 52);
+    rf_deck_init_items(&b, wide, 52, sizeof wide[0]);
+    for (int round = 0; round < 3; round++) {
+        for (size_t i = 0; i < 52; i++) {
+            assert_int_equal(rf_deck_deal(&a, &g1, &c), RF_OK);
+            assert_int_equal(rf_deck_deal(&b, &g2, &w), RF_OK);
+            assert_int_equal(c, w.card);
+        }
+        rf_deck_reset(&a);
+        rf_deck_reset(&b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -166,6 +232,8 @@ int main(void)
         cmocka_unit_test(exact_partial_deal),
         cmocka_unit_test(empty_and_all_or_nothing),
         cmocka_unit_test(item_decks),
+        cmocka_unit_test(exact_dealing_narrow_items),
+        cmocka_unit_test(word_and_byte_swaps_agree),
     };
     return cmocka_run_group_tests_name("deck", tests, NULL, NULL);
 }

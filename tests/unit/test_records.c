@@ -1246,12 +1246,51 @@ static void fill_padded_copies_whole_records(void **state)
     }
 }
 
+/* rf_compression_sniff: gzip and zstd (a frame, a skippable frame) by
+ * their magic bytes, partial when too short to tell, NONE for text and for
+ * bytes that only begin like one. */
+static void compression_by_magic(void **state)
+{
+    (void)state;
+    int partial = -1;
+    assert_int_equal(rf_compression_sniff("\x1f\x8b\x08\x00", 4, &partial), RF_COMPRESSION_GZIP);
+    assert_int_equal(partial, 0);
+    assert_int_equal(rf_compression_sniff("\x1f", 1, &partial), RF_COMPRESSION_NONE);
+    assert_int_equal(partial, 1);
+    assert_int_equal(rf_compression_sniff("\x28\xb5\x2f\xfd", 4, &partial), RF_COMPRESSION_ZSTD);
+    assert_int_equal(partial, 0);
+    assert_int_equal(rf_compression_sniff("\x5a\x2a\x4d\x18", 4, NULL), RF_COMPRESSION_ZSTD);
+    assert_int_equal(rf_compression_sniff("\x28\xb5\x2f", 3, &partial), RF_COMPRESSION_NONE);
+    assert_int_equal(partial, 1);
+    assert_int_equal(rf_compression_sniff("\x28\xb5\x2f\x00", 4, &partial), RF_COMPRESSION_NONE);
+    assert_int_equal(partial, 0);
+    assert_int_equal(rf_compression_sniff("\x1f\x8c", 2, &partial), RF_COMPRESSION_NONE);
+    assert_int_equal(rf_compression_sniff("line\n", 5, &partial), RF_COMPRESSION_NONE);
+    assert_int_equal(partial, 0);
+    assert_int_equal(rf_compression_sniff("", 0, &partial), RF_COMPRESSION_NONE);
+    assert_string_equal(rf_compression_name(RF_COMPRESSION_ZSTD), "zstd");
+    /* from a file's first bytes; an empty file is NONE; a missing one ENOENT */
+    char path[] = "/tmp/riffle-sniff-XXXXXX";
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    rf_compression c = RF_COMPRESSION_ZSTD;
+    assert_int_equal(rf_compression_of_path(path, &c), 0);
+    assert_int_equal(c, RF_COMPRESSION_NONE);
+    assert_int_equal(write(fd, "\x1f\x8b\x08", 3), 3);
+    assert_int_equal(rf_compression_of_path(path, &c), 0);
+    assert_int_equal(c, RF_COMPRESSION_GZIP);
+    close(fd);
+    unlink(path);
+    assert_int_equal(rf_compression_of_path(path, &c), ENOENT);
+}
+
 int main(void)
 {
     warm_threads();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(splitting),
         cmocka_unit_test(fill_padded_copies_whole_records),
+        cmocka_unit_test(compression_by_magic),
         cmocka_unit_test(snapshot_of_a_growing_file),
         cmocka_unit_test(bytesum_pieces_stream_and_file_agree),
         cmocka_unit_test(pipe_and_file_agree),
