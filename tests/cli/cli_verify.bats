@@ -259,3 +259,20 @@ verify() {
     run "$RIFFLE" deal --random-source="$T/key"
     [ "$status" -eq 1 ]
 }
+
+@test "docs/provably-fair.md: its Python check deals what riffle deals" {
+    # the script is the ```python block of the page, written from the
+    # derivation's steps alone (its own ChaCha20 and Lemire draws)
+    sed -n '/^```python$/,/^```$/p' "$BATS_TEST_DIRNAME/../../docs/provably-fair.md" |
+        sed '1d;$d' > "$T/check.py"
+    [ "$(wc -l < "$T/check.py")" -gt 40 ]
+    run python3 "$T/check.py" "$SEED" alice 0
+    [ "$status" -eq 0 ]
+    [ "$output" = "$("$RIFFLE" verify --server-seed="$SEED" --commit="$COMMIT" --client-seed=alice -H 1)" ]
+    # a fresh seed, another client seed and a large nonce
+    "$RIFFLE" deal --commit --save-seed="$T/seed" --client-seed='p 42:é' \
+        --nonce=18446744073709551615 -H 1 > "$T/deal"
+    run python3 "$T/check.py" "$(cat "$T/seed")" 'p 42:é' 18446744073709551615
+    [ "$status" -eq 0 ]
+    [ "$output" = "$(cat "$T/deal")" ]
+}

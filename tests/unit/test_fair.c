@@ -7,7 +7,9 @@
  *         + struct.pack(">Q", nonce)
  *   hmac.new(server_seed, msg, hashlib.sha256).hexdigest()
  *
- * and a pinned 52-card deal (the stream contract).  The deal is rf_deck's
+ * and a pinned 52-card deal (the stream contract), which the Python check of
+ * docs/provably-fair.md (its own ChaCha20 and Lemire draws) deals too
+ * (tests/cli/cli_verify.bats).  The deal is rf_deck's
  * dealing under a ChaCha20 generator, so its fairness is the deck's, proven
  * by exact enumeration of every draw sequence in test_deck.c
  * (exact_dealing); here the deal is held to that same code path. */
