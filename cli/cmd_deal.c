@@ -69,6 +69,9 @@ struct table {
 
 static const char *const seats[4] = {"North", "East", "South", "West"};
 
+/* The command in usage messages: "deal", or "verify" (deal_command). */
+static const char *deal_name = "deal";
+
 static int deal_help(void)
 {
     return cli_print_stdout(
@@ -154,7 +157,7 @@ static int number(const char *arg, const char *what, uint64_t *v, int *have)
 {
     int over;
     if (cli_parse_u64(arg, v, &over) != 0 || over)
-        return cli_usage("deal", "invalid %s: %s", what, cli_quote(arg));
+        return cli_usage(deal_name, "invalid %s: %s", what, cli_quote(arg));
     *have = 1;
     return CLI_CONTINUE;
 }
@@ -179,7 +182,7 @@ static int on_deal_option(struct deal_opts *o, int c, const char *arg)
             number(arg, "deck", &v, &dummy) != CLI_CONTINUE)
             return CLI_FAIL;
         if (v != 52 && v != 54)
-            return cli_usage("deal", "invalid deck: %s (52 or 54)", cli_quote(arg));
+            return cli_usage(deal_name, "invalid deck: %s (52 or 54)", cli_quote(arg));
         o->deck = (unsigned)v;
         return CLI_CONTINUE;
     case 'f':
@@ -211,7 +214,7 @@ static int on_deal_option(struct deal_opts *o, int c, const char *arg)
     case OPT_HELP:
         return o->fair.verify ? verify_help() : deal_help();
     default:
-        return cli_try_help("deal");
+        return cli_try_help(deal_name);
     }
 }
 
@@ -237,7 +240,7 @@ static int apply_preset(struct deal_opts *o, struct table *t)
         hands = 3, per = 17, kitty = 3;
         t->hand_label = "player";
     } else {
-        return cli_usage("deal",
+        return cli_usage(deal_name,
                          "unknown preset %s (bridge, holdem, doudizhu, blackjack or baccarat)",
                          cli_quote(o->preset));
     }
@@ -354,13 +357,13 @@ static int plan(struct deal_opts *o, size_t deck)
     if (!o->have_hands)
         o->hands = 4;
     if (o->hands == 0)
-        return cli_usage("deal", "the number of hands must be at least 1");
+        return cli_usage(deal_name, "the number of hands must be at least 1");
     const uint64_t kitty = o->have_kitty ? o->kitty : 0;
     if (!o->have_per_hand) /* what is left after the kitty, evenly */
         o->per_hand = (kitty <= deck ? deck - kitty : 0) / o->hands;
     if (o->hands > deck || o->per_hand > deck || kitty > deck ||
         o->hands * o->per_hand + kitty > deck)
-        return cli_usage("deal",
+        return cli_usage(deal_name,
                          "cannot deal %llu hands of %llu cards and a kitty of %llu "
                          "from a deck of %zu",
                          (unsigned long long)o->hands, (unsigned long long)o->per_hand,
@@ -558,6 +561,7 @@ done:
 static int parse_deal(int argc, char **argv, struct deal_opts *o, int verify)
 {
     const struct cli_options *table = verify ? &cli_verify_options : &cli_deal_options;
+    deal_name = verify ? "verify" : "deal";
     memset(o, 0, sizeof *o);
     o->fair.verify = verify;
     o->fair.guard = -1;
@@ -572,9 +576,9 @@ static int parse_deal(int argc, char **argv, struct deal_opts *o, int verify)
     o->cards = argv + optind;
     o->n_cards = argc - optind;
     if (o->n_cards > 0 && (o->deck_file || o->deck))
-        return cli_usage("deal", "CARD arguments cannot be combined with --deck or --deck-file");
+        return cli_usage(deal_name, "CARD arguments cannot be combined with --deck or --deck-file");
     if (o->deck_file && o->deck)
-        return cli_usage("deal", "--deck and --deck-file cannot be combined");
+        return cli_usage(deal_name, "--deck and --deck-file cannot be combined");
     if (cli_rng_check(&o->rng, "deal") != CLI_OK ||
         cli_production_check(&o->rng, "deal") != CLI_OK)
         return CLI_FAIL;
@@ -612,15 +616,15 @@ static int check_modes(struct deal_opts *o)
         deal_count_check(&o->more) != CLI_CONTINUE)
         return CLI_FAIL;
     if (o->more.csv && o->json)
-        return cli_usage("deal", "--csv and --json cannot be combined");
+        return cli_usage(deal_name, "--csv and --json cannot be combined");
     const char *unfair = o->json ? "--json" : o->more.count_arg ? "--count" : NULL;
     if (deal_fair_check(&o->fair, &o->rng, shoe ? "--preset" : unfair) != CLI_CONTINUE)
         return CLI_FAIL;
     const char *bad = shoe || o->more.count_arg ? not_with_mode(o, shoe) : NULL;
     if (bad && shoe)
-        return cli_usage("deal", "%s cannot be combined with --preset=%s", bad, o->preset);
+        return cli_usage(deal_name, "%s cannot be combined with --preset=%s", bad, o->preset);
     if (bad)
-        return cli_usage("deal", "--count cannot be combined with %s", bad);
+        return cli_usage(deal_name, "--count cannot be combined with %s", bad);
     return CLI_CONTINUE;
 }
 

@@ -191,6 +191,14 @@ verify() {
     [ "$output" = "riffle: $T/badline: line 1: invalid commitment (64 hexadecimal digits)" ]
     run "$RIFFLE" verify --server-seed="$SEED" --commit="$COMMIT" --seed=1
     [ "$status" -eq 1 ]
+    # deal's deck options, refused in verify's name; a shoe is not verified
+    run "$RIFFLE" verify --server-seed="$SEED" --commit="$COMMIT" -H 0
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: the number of hands must be at least 1" ]
+    [ "${lines[1]}" = "Try 'riffle verify --help' for more information." ]
+    run "$RIFFLE" verify --server-seed="$SEED" --commit="$COMMIT" -p baccarat
+    [ "$status" -eq 1 ]
+    [ "${lines[0]}" = "riffle: --preset cannot be verified" ]
 }
 
 @test "the library's vector through the program: seed 00..1f, alice, nonce 0" {
