@@ -110,13 +110,17 @@ static char *read_text(const char *path, size_t *len)
     char *buf = NULL;
     size_t n = 0, cap = 0;
     int err = in ? 0 : errno;
+    errno = 0;
     while (!err) {
-        if (n + 1 >= cap && !(buf = cli_grow(buf, &cap, 1, 4096)))
+        char *more = n + 1 >= cap ? cli_grow(buf, &cap, 1, 4096) : buf;
+        if (!more)
             err = ENOMEM;
+        else
+            buf = more;
         const size_t k = err ? 0 : fread(buf + n, 1, cap - n - 1, in);
         n += k;
         if (!err && k == 0)
-            err = ferror(in) ? EIO : -1;
+            err = ferror(in) ? (errno ? errno : EIO) : -1;
         if (n > MAX_DEAL_TEXT)
             err = EFBIG;
     }

@@ -176,6 +176,9 @@ verify() {
     run "$RIFFLE" verify --server-seed-file="$T/missing" --commit="$COMMIT"
     [ "$status" -eq 1 ]
     [ "$output" = "riffle: $T/missing: No such file or directory" ]
+    run "$RIFFLE" verify --server-seed="$SEED" --commit="$COMMIT" --deal="$T"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: $T: Is a directory" ]
     run "$RIFFLE" verify --commit="$COMMIT"
     [ "$status" -eq 1 ]
     [[ "${lines[0]}" == "riffle: the server seed is missing"* ]]
