@@ -287,3 +287,14 @@ verify() {
     [ "$status" -eq 0 ]
     [ "$output" = "$(cat "$T/deal")" ]
 }
+
+@test "riffle --help lists verify among the commands; verify --help" {
+    run "$RIFFLE" --help
+    [ "$status" -eq 0 ]
+    [[ "$output" == *"gather, rng, verify (riffle COMMAND --help)"* ]]
+    run "$RIFFLE" verify --help
+    [ "$status" -eq 0 ]
+    [ "${lines[0]}" = "Usage: riffle verify --server-seed=HEX [OPTION]... [CARD]..." ]
+    run "$RIFFLE" deal --help
+    [[ "$output" == *"--commit "* ]] && [[ "$output" == *"--save-seed=FILE"* ]]
+}
