@@ -172,7 +172,7 @@ static int print_help(int shuf_mode)
     "  -z, --zero-terminated     line delimiter is NUL, not newline\n",
              prog, shuf_mode ? "" : "...",
              shuf_mode ? "" : "  or:  riffle COMMAND [OPTION]...   COMMAND: deal, sample, perm, rank,\n"
-                               "        unrank, audit, scatter, gather, rng (riffle COMMAND --help)\n");
+                               "        unrank, audit, scatter, gather, rng, verify (riffle COMMAND --help)\n");
     size_t len = strlen(buf);
     snprintf(buf + len, sizeof buf - len, "%s%s", usage_tail, shuf_mode ? "" : usage_riffle);
     return cli_print_stdout(buf);
