@@ -352,8 +352,13 @@ typedef struct audit_result {
     /* The design of the looks (audit_verdict.h): fixed, nlooks looks sharing
      * alpha equally, or sequential, look number `look` (from 1) of an
      * open-ended series that stops when it rejects or rules out an
-     * item-position bias of `deviation`. */
+     * item-position bias of `deviation`.  by_deviation: a fixed design
+     * judged as the sequential one is -- "fair" only once `deviation` is
+     * ruled out at every size -- rather than by the power to see w = 0.25
+     * (a game's log: decks that cannot be added to, judged at the
+     * deviation a studio states). */
     int sequential;
+    int by_deviation;
     size_t look, nlooks;
     double deviation;
     double look_level;       /* the family-wise level of this look */

@@ -70,8 +70,9 @@ static const char usage_text[] =
     "  --trials=N        exactly N trials per size, judged once (default:\n"
     "                    sequential, looking after 1024, 2048, 4096, ... trials;\n"
     "                    64, 128, ... with --cmd)\n"
-    "  --deviation=D     the item-position bias the sequential audit rules out\n"
-    "                    before it calls a shuffler fair (default 0.01: 1%)\n"
+    "  --deviation=D     the item-position bias the sequential audit (and\n"
+    "                    --from-log) rules out before it calls a shuffler fair\n"
+    "                    (default 0.01: 1%)\n"
     "  --budget=SECONDS  bound the sequential audit's time (default 60)\n"
     "  --max-trials=N    bound its trials per size\n"
     "  --alpha=A         family-wise false-alarm rate over every look\n"
@@ -618,7 +619,8 @@ static int judge_log(const audit_opts *o, const audit_cert *cert, audit_acc *acc
     audit_acc_tests(acc, size.tests);
     audit_result r = {.subject = o->from_log, .kind = "log", .mode = "statistical",
                       .alpha = o->alpha, .sizes = &size, .nsizes = 1, .verdict = "fair",
-                      .cert = cert, .look = 1, .nlooks = 1, .deviation = o->deviation};
+                      .cert = cert, .look = 1, .nlooks = 1, .deviation = o->deviation,
+                      .by_deviation = 1};
     audit_verdict(&r);
     /* A log cannot be given more trials: say how many decks would decide. */
     char *more = strstr(r.reason, "; about --trials=");
@@ -766,9 +768,8 @@ static int check_from_log(const audit_opts *o)
     if (o->name != NULL || o->cmd != NULL)
         return usage_error("give one of NAME, --cmd and --from-log");
     if (o->exact || o->nsizes || o->trials || o->max_trials || o->seed_set ||
-        o->threads || o->jobs || o->timeout > 0.0 || o->max_output || o->time_limit > 0.0 ||
-        o->deviation_set)
-        return usage_error("--from-log takes only --alpha, --json and --report");
+        o->threads || o->jobs || o->timeout > 0.0 || o->max_output || o->time_limit > 0.0)
+        return usage_error("--from-log takes only --alpha, --deviation, --json and --report");
     return 0;
 }
 

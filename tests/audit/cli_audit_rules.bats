@@ -133,14 +133,21 @@ for t in range(decks):
 EOF
 }
 
-@test "--from-log: a fair game's log is fair, with the certification section" {
+@test "--from-log: a fair game's log is fair at the deviation it rules out, with the certification section" {
     make_log 1 3000 52 0 names > "$T/game.log"
+    # 3000 decks of 52 cannot rule out the default 1% item-position bias:
+    # inconclusive, naming the bias ruled out and the decks that would decide
     run "$RIFFLE" audit --from-log="$T/game.log"
+    [ "$status" -eq 3 ]
+    printf '%s\n' "$output" | grep -q '^verdict: inconclusive -- no test rejects uniformity; the log ended before a bias of 1% was ruled out'
+    printf '%s\n' "$output" | grep -q 'a log of about [0-9]* decks would decide'
+    # a deviation these decks can rule out: fair
+    run "$RIFFLE" audit --from-log="$T/game.log" --deviation=0.6
     [ "$status" -eq 0 ]
     printf '%s\n' "$output" | grep -q "^riffle audit: $T/game.log (log, statistical, alpha 0.001)"
     printf '%s\n' "$output" | grep -q '^n = 52: 3000 trials'
     printf '%s\n' "$output" | grep -q '^  this audit.s draws  the game.s own'
-    printf '%s\n' "$output" | grep -q '^verdict: fair'
+    printf '%s\n' "$output" | grep -q '^verdict: fair .*ruled out with 90% power at every size: an item-position bias of'
 }
 
 @test "--from-log: a log that repeats a deck every 20 games is biased: runs, serial, duplicates" {
