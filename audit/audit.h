@@ -9,6 +9,9 @@
  *   audit_exact.c   exact enumeration (odometer, dynamic programmes)
  *   audit_trials.c  statistical mode: accumulate trials, run the tests
  *                   (its threads start in audit_thread.c, signals blocked)
+ *   audit_rules.c   the tests gaming rules name (runs, serial correlation,
+ *                   poker, gap, coupon collector; audit_rules.h), their laws
+ *                   in audit_rules_law.c
  *   audit_power.c   what a test that found nothing could have found
  *                   (noncentral chi-square)
  *   audit_verdict.c the verdict over every test and size (audit_verdict.h)
@@ -99,7 +102,9 @@ typedef struct audit_step {
 } audit_step;
 
 /* A zoo shuffle permutes a[0..n) in place, drawing only through g (bounded
- * draws); scratch holds AUDIT_SCRATCH(n) uint32_t. */
+ * draws); scratch holds AUDIT_SCRATCH(n) uint32_t, zeroed before the first
+ * shuffle of a stream and kept between its shuffles: the entries that
+ * remember earlier games (stateful, not `finite`) keep their memory there. */
 #define AUDIT_SCRATCH(n) (4 * (n) + 4)
 typedef void (*audit_shuffle_fn)(rf_rng *g, uint32_t *a, size_t n, unsigned param,
                                  uint32_t *scratch);
@@ -221,7 +226,10 @@ void audit_exact_summary_clear(audit_exact_summary *s);
 
 enum audit_test_id {
     AUDIT_T_ORDER = 0, AUDIT_T_POSITION, AUDIT_T_FIXED, AUDIT_T_RISING,
-    AUDIT_T_SUCCESSION, AUDIT_T_BIRTHDAY, AUDIT_T_COUNT
+    AUDIT_T_SUCCESSION, AUDIT_T_BIRTHDAY,
+    /* the tests the gaming rules name (audit_rules.h), in its order */
+    AUDIT_T_RUNS, AUDIT_T_SERIAL, AUDIT_T_POKER, AUDIT_T_GAP, AUDIT_T_COUPON,
+    AUDIT_T_COUNT
 };
 
 typedef struct audit_test {
@@ -247,6 +255,7 @@ typedef struct audit_acc {
     uint32_t *scratch;       /* n entries */
     uint32_t *first;         /* the first ordering seen (n entries) */
     int varied;              /* some ordering differed from the first */
+    struct audit_rules_acc *rules; /* the rules' tests (audit_rules.h) */
 } audit_acc;
 
 int audit_acc_init(audit_acc *acc, size_t n, uint64_t max_trials);
@@ -338,17 +347,27 @@ typedef struct audit_result {
     uint64_t max_output;     /* bytes per trial, at the largest deck size */
     uint64_t timed_out, over_output;
     int strays_caught;       /* a subreaper caught descendants that left the group */
+    const struct audit_cert *cert; /* the certification section, or NULL
+                                    * (audit_cert.h) */
     /* The design of the looks (audit_verdict.h): fixed, nlooks looks sharing
      * alpha equally, or sequential, look number `look` (from 1) of an
      * open-ended series that stops when it rejects or rules out an
-     * item-position bias of `deviation`. */
+     * item-position bias of `deviation`.  by_deviation: a fixed design
+     * judged as the sequential one is -- "fair" only once `deviation` is
+     * ruled out at every size -- rather than by the power to see w = 0.25
+     * (a game's log: decks that cannot be added to, judged at the
+     * deviation a studio states). */
     int sequential;
+    int by_deviation;
     size_t look, nlooks;
     double deviation;
     double look_level;       /* the family-wise level of this look */
 } audit_result;
 
 /* The exit status of a verdict: 0 fair, 2 biased or broken, 3 inconclusive. */
+/* Whether an applicable test passes at the regulators' 99 % level (its own
+ * p-value, unadjusted, at least 0.01); the verdict is the adjusted one. */
+int audit_level_pass(const audit_test *t);
 int audit_exit_status(const char *verdict);
 
 void audit_report_text(FILE *f, const audit_result *r);

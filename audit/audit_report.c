@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "audit.h"
+#include "audit_cert.h"
+#include "audit_rules.h"
 
 #define LIST_ALL_MAX_N 4   /* list every ordering up to 4! = 24 */
 #define LIST_EXTREMES 5    /* else the 5 least and 5 most likely */
@@ -260,14 +262,14 @@ static void text_ruled_out(FILE *f, const audit_size_result *sz, double power)
 static void text_tests(FILE *f, const audit_size_result *sz, double power)
 {
     fprintf(f, "n = %zu: %llu trials\n", sz->n, (unsigned long long)sz->trials);
-    fprintf(f, "  %-20s %12s %9s %10s %10s %8s  %s\n", "test", "statistic", "df", "p-value",
-            "adjusted", "detect-w", "note");
+    fprintf(f, "  %-20s %12s %9s %10s %10s %4s %8s  %s\n", "test", "statistic", "df",
+            "p-value", "adjusted", "99%", "detect-w", "note");
     const audit_test *best = NULL;
     for (int i = 0; i < AUDIT_T_COUNT; i++) {
         const audit_test *t = &sz->tests[i];
         if (!t->applicable) {
-            fprintf(f, "  %-20s %12s %9s %10s %10s %8s  %s\n", t->name, "-", "-", "-", "-",
-                    "-", t->note);
+            fprintf(f, "  %-20s %12s %9s %10s %10s %4s %8s  %s\n", t->name, "-", "-", "-",
+                    "-", "-", "-", t->note);
             continue;
         }
         fprintf(f, "  %-20s %12.6g ", t->name, t->stat);
@@ -278,6 +280,7 @@ static void text_tests(FILE *f, const audit_size_result *sz, double power)
         print_pvalue(f, t->pvalue);
         fputc(' ', f);
         print_pvalue(f, t->adjusted);
+        fprintf(f, " %4s", audit_level_pass(t) ? "pass" : "FAIL");
         if (isfinite(t->detectable_w))
             fprintf(f, " %8.3g", t->detectable_w);
         else
@@ -344,6 +347,8 @@ void audit_report_text(FILE *f, const audit_result *r)
         audit_fput_text(f, r->broken_example ? r->broken_example : "");
         fputs(")\n", f);
     }
+    if (r->cert != NULL)
+        audit_cert_text(f, r, r->cert);
     fprintf(f, "verdict: %s -- ", r->verdict);
     audit_fput_text(f, r->reason);
     fputc('\n', f);
@@ -469,6 +474,8 @@ static void json_stat(FILE *f, const audit_size_result *sz)
         json_num(f, t->pvalue);
         fputs(", \"adjusted_p\": ", f);
         json_num(f, t->adjusted);
+        fputs(", \"level_99\": ", f);
+        json_str(f, !t->applicable ? "not run" : audit_level_pass(t) ? "pass" : "fail");
         fputs(", \"detectable_w\": ", f);
         json_num(f, t->detectable_w);
         fputs(", \"note\": ", f);
@@ -497,6 +504,8 @@ static void json_stat(FILE *f, const audit_size_result *sz)
             json_u64_array(f, a->order, a->nperm);
         else
             fputs("null", f);
+        if (a->rules != NULL)
+            audit_rules_json(f, a->rules);
     }
     fputc('}', f);
 }
@@ -570,6 +579,11 @@ void audit_report_json(FILE *f, const audit_result *r)
     } else {
         fputs("null", f);
     }
+    fputs(", \"certification\": ", f);
+    if (r->cert != NULL)
+        audit_cert_json(f, r, r->cert);
+    else
+        fputs("null", f);
     fputs(", \"sizes\": [", f);
     for (size_t i = 0; i < r->nsizes; i++) {
         const audit_size_result *sz = &r->sizes[i];

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "audit_internal.h"
+#include "audit_rules.h"
 
 #define ORDER_MAX_N 9         /* 9! = 362880 counters per thread */
 #define FULL_MATRIX_MAX_N 32  /* beyond this the matrix is blocked */
@@ -34,7 +35,8 @@
 
 static const char *const test_names[AUDIT_T_COUNT] = {
     "orderings", "item-position", "fixed-points", "rising-sequences", "successions",
-    "duplicate-orderings"};
+    "duplicate-orderings", "runs", "serial-correlation", "poker", "gap",
+    "coupon-collector"};
 
 int audit_acc_init(audit_acc *acc, size_t n, uint64_t max_trials)
 {
@@ -51,6 +53,7 @@ int audit_acc_init(audit_acc *acc, size_t n, uint64_t max_trials)
     acc->succ = calloc(n + 1, sizeof *acc->succ);
     acc->scratch = calloc(n + 1, sizeof *acc->scratch);
     acc->first = calloc(n + 1, sizeof *acc->first);
+    acc->rules = audit_rules_new(n);
     if (audit_factorial(n) >= BIRTHDAY_RATIO * (double)max_trials) {
         acc->hash_cap = max_trials < HASH_CAP ? max_trials : HASH_CAP;
         acc->hashes = calloc(acc->hash_cap, sizeof *acc->hashes);
@@ -58,7 +61,7 @@ int audit_acc_init(audit_acc *acc, size_t n, uint64_t max_trials)
             acc->hash_cap = 0;
     }
     if ((acc->nperm && !acc->order) || !acc->pos || !acc->fixed || !acc->rising ||
-        !acc->succ || !acc->scratch || !acc->first) {
+        !acc->succ || !acc->scratch || !acc->first || !acc->rules) {
         audit_acc_free(acc);
         return -1;
     }
@@ -75,6 +78,7 @@ void audit_acc_free(audit_acc *acc)
     free(acc->hashes);
     free(acc->scratch);
     free(acc->first);
+    audit_rules_free(acc->rules);
     memset(acc, 0, sizeof *acc);
 }
 
@@ -134,6 +138,7 @@ static void acc_counts(audit_acc *acc, const uint32_t *a)
 {
     const size_t n = acc->n, b = acc->blocks;
     acc_same(acc, a);
+    audit_rules_add(acc->rules, a);
     if (b == n) {
         acc_counts_small(acc, a);
         return;
@@ -173,6 +178,7 @@ void audit_acc_merge(audit_acc *dst, const audit_acc *src)
             dst->varied = 1;
         dst->varied |= src->varied;
     }
+    audit_rules_merge(dst->rules, src->rules);
     dst->trials += src->trials;
 }
 
@@ -308,6 +314,7 @@ void audit_acc_tests(const audit_acc *acc, audit_test *t)
     test_law(acc, acc->rising, audit_law_rising, &t[AUDIT_T_RISING]);
     test_law(acc, acc->succ, audit_law_successions, &t[AUDIT_T_SUCCESSION]);
     test_birthday(acc, &t[AUDIT_T_BIRTHDAY]);
+    audit_rules_tests(acc->rules, &t[AUDIT_T_RUNS]);
     static const int per_trial[] = {AUDIT_T_ORDER, AUDIT_T_FIXED, AUDIT_T_RISING,
                                     AUDIT_T_SUCCESSION};
     for (size_t i = 0; i < sizeof per_trial / sizeof per_trial[0]; i++)
@@ -343,6 +350,10 @@ static void *worker_main(void *arg)
     }
     for (uint64_t c = w->index; c * CHUNK < w->trials; c += w->count) {
         rf_rng g;
+        /* A chunk is a stream of games of its own: a stateful shuffler's
+         * memory and the pairs of consecutive games start afresh. */
+        memset(scratch, 0, AUDIT_SCRATCH(n) * sizeof *scratch);
+        audit_rules_restart(w->local.rules);
         if (rf_rng_init(&g, RF_RNG_XOSHIRO256PP, w->key, (w->batch << 32) + c) != RF_OK) {
             w->failed = 1;
             goto done;

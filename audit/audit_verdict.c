@@ -31,8 +31,9 @@
  *    rules out TV >= w_a / 2.
  * A fixed design calls a shuffler "fair" when every size had a test able to
  * see w = AUDIT_PROMISED_W (the promise of a given trial count); the
- * sequential design when every size has ruled out the stated item-position
- * bias, and otherwise the report says which bias it did rule out.
+ * sequential design (and a fixed one judged by its deviation, as a game's
+ * log is) when every size has ruled out the stated item-position bias, and
+ * otherwise the report says which bias it did rule out.
  */
 #include <math.h>
 #include <stdio.h>
@@ -135,6 +136,13 @@ static void rule_out(audit_size_result *sz, double test_level)
         sz->ruled_out_tv = ord->detectable_w / 2.0;
 }
 
+/* Whether the power asked for is the stated deviation ruled out (the
+ * sequential design, or a fixed one told so), else w = AUDIT_PROMISED_W. */
+static int judged_by_deviation(const audit_result *r)
+{
+    return r->sequential || r->by_deviation;
+}
+
 /* The level of one test (Bonferroni over the m applicable ones, the
  * strictest Holm applies), the deviations each size ruled out, and whether
  * the design's requirement holds at every size: w <= AUDIT_PROMISED_W for a
@@ -161,10 +169,10 @@ static int powerful_enough(audit_result *r, double level, size_t m)
             continue;
         }
         uint64_t need = 0;
-        if (r->sequential && !(sz->ruled_out_bias <= r->deviation))
+        if (judged_by_deviation(r) && !(sz->ruled_out_bias <= r->deviation))
             need = trials_needed(sz, test_level,
                                  r->deviation / (double)(blocks_of(sz) - 1), 1);
-        else if (!r->sequential && !(best <= AUDIT_PROMISED_W))
+        else if (!judged_by_deviation(r) && !(best <= AUDIT_PROMISED_W))
             need = trials_needed(sz, test_level, AUDIT_PROMISED_W, 0);
         if (need == 0)
             continue;
@@ -269,13 +277,16 @@ static void say_inconclusive(audit_result *r, const audit_test *worst,
                  (unsigned long long)same->trials, same->n);
     } else if (worst == NULL) {
         snprintf(why, sizeof why, "no test could run (too few trials)");
-    } else if (r->sequential) {
+    } else if (judged_by_deviation(r)) {
         char ruled[64];
         ruled_out_words(r, ruled, sizeof ruled);
         snprintf(why, sizeof why,
-                 "no test rejects uniformity; the budget ended before a bias of %g%% "
-                 "was ruled out; ruled out with %g%% power: %s", 100.0 * r->deviation,
-                 100.0 * AUDIT_POWER, ruled);
+                 "no test rejects uniformity; %s before a bias of %g%% was ruled out; "
+                 "ruled out with %g%% power: %s",
+                 r->sequential                 ? "the budget ended"
+                 : strcmp(r->kind, "log") == 0 ? "the log ended"
+                                               : "the trials ended",
+                 100.0 * r->deviation, 100.0 * AUDIT_POWER, ruled);
     } else {
         snprintf(why, sizeof why,
                  "no test rejects uniformity, but none could have seen a "
@@ -294,7 +305,7 @@ static void say_inconclusive(audit_result *r, const audit_test *worst,
 static void say_fair(audit_result *r, double best, double level)
 {
     r->verdict = "fair";
-    if (r->sequential) {
+    if (judged_by_deviation(r)) {
         char ruled[64];
         ruled_out_words(r, ruled, sizeof ruled);
         snprintf(r->reason, sizeof r->reason,

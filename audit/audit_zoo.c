@@ -337,6 +337,95 @@ static void seed32(rf_rng *g, uint32_t *a, size_t n, unsigned param, uint32_t *s
     rf_shuffle_u32(&h, a, n);
 }
 
+/* DELIBERATELY WRONG.  A "sweetened" first hand: a fair shuffle, then one
+ * time in ODDS, when the first two cards differ in rank, the second card is
+ * swapped with one of the other cards of the first card's rank (a card being
+ * suit c / r and rank c % r, r = n / 4), so the first hand holds a pair more
+ * often than chance.  The change commutes with relabelling suits and ranks,
+ * which moves any card to any other: every card is still equally likely at
+ * every position, and only the hand's make-up shows it.  Decks not of four
+ * suits are left fair. */
+static void sweetened(rf_rng *g, uint32_t *a, size_t n, unsigned param, uint32_t *s)
+{
+    (void)s;
+    rf_shuffle_u32(g, a, n);
+    const size_t r = n / 4;
+    if (n % 4 != 0 || r < 2 || rf_below(g, param ? param : 1) != 0 || a[1] % r == a[0] % r)
+        return;
+    size_t pick = (size_t)rf_below(g, 3), q = 2;
+    for (;; q++)
+        if (a[q] % r == a[0] % r && pick-- == 0)
+            break;
+    swap32(a, 1, q);
+}
+
+/* The memory of the entries below lives in the scratch (audit.h): zero
+ * before a stream's first game, kept between its games. */
+#define MEMORY_FLAG(s, n) ((s)[4 * (n) + 3])
+#define MEMORY_COUNT(s, n) ((s)[4 * (n) + 2])
+#define MEMORY_AT(s, n) ((s)[4 * (n) + 1])
+#define MEMORY(s, n) ((s) + 2 * (n))
+
+/* DELIBERATELY WRONG.  A fair shuffle, except that with probability 1/ODDS
+ * the previous game's deck is dealt again (a generator whose state was not
+ * advanced, a retried deal that resends the last deck).  Every deck on its
+ * own is exactly uniform, so only tests across games can see it. */
+static void repeat_deck(rf_rng *g, uint32_t *a, size_t n, unsigned param, uint32_t *s)
+{
+    uint32_t *prev = MEMORY(s, n);
+    if (MEMORY_FLAG(s, n) && rf_below(g, param ? param : 1) == 0)
+        memcpy(a, prev, n * sizeof *a);
+    else
+        rf_shuffle_u32(g, a, n);
+    memcpy(prev, a, n * sizeof *a);
+    MEMORY_FLAG(s, n) = 1;
+}
+
+/* DELIBERATELY WRONG.  "Every card gets its turn on top": the top card comes
+ * from a bag holding each card once, refilled when empty, and the rest is
+ * shuffled fairly.  At any one game the top card is uniform, but no card is
+ * on top twice before every other card has been. */
+static void top_bag(rf_rng *g, uint32_t *a, size_t n, unsigned param, uint32_t *s)
+{
+    (void)param;
+    uint32_t *bag = MEMORY(s, n);
+    if (n == 0)
+        return;
+    if (MEMORY_COUNT(s, n) == 0) {
+        for (size_t i = 0; i < n; i++)
+            bag[i] = (uint32_t)i;
+        MEMORY_COUNT(s, n) = (uint32_t)n;
+    }
+    const size_t left = MEMORY_COUNT(s, n), x = (size_t)rf_below(g, left);
+    const uint32_t top = bag[x];
+    bag[x] = bag[left - 1];
+    MEMORY_COUNT(s, n) = (uint32_t)(left - 1);
+    swap32(a, 0, top);
+    rf_shuffle_u32(g, a + 1, n - 1);
+}
+
+/* DELIBERATELY WRONG.  "No card on top twice within K games": reshuffle
+ * until the top card is none of the last K games' top cards (K < n). */
+static void top_no_repeat(rf_rng *g, uint32_t *a, size_t n, unsigned param, uint32_t *s)
+{
+    uint32_t *recent = MEMORY(s, n);
+    const size_t k = param < n ? param : n ? n - 1 : 0;
+    if (n == 0)
+        return;
+    for (int again = 1; again;) {
+        rf_shuffle_u32(g, a, n);
+        again = 0;
+        for (size_t i = 0; i < MEMORY_COUNT(s, n); i++)
+            again |= recent[i] == a[0];
+    }
+    if (k == 0)
+        return;
+    recent[MEMORY_AT(s, n)] = a[0];
+    MEMORY_AT(s, n) = (uint32_t)((MEMORY_AT(s, n) + 1) % k);
+    if (MEMORY_COUNT(s, n) < k)
+        MEMORY_COUNT(s, n)++;
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 /* The statistical self-check budget of every entry (the deck size and trials
@@ -378,6 +467,14 @@ static const audit_algo zoo[] = {
      NULL},
     {"seed32", "WRONG: Fisher-Yates reseeded from 32 bits every shuffle", 0, 0, NULL, 0,
      seed32, NULL},
+    {"sweetened", "WRONG: gives the first hand a pair, 1 time in ODDS (default 20)", 0, 1,
+     "odds", 20, sweetened, NULL},
+    {"repeat-deck", "WRONG: deals the previous game's deck again, 1 time in ODDS (50)",
+     0, 0, "odds", 50, repeat_deck, NULL},
+    {"top-bag", "WRONG: top card from a bag (each card on top once per n games)", 0, 0,
+     NULL, 0, top_bag, NULL},
+    {"top-no-repeat", "WRONG: reshuffle until the top card is new in K games (K = 3)", 0,
+     0, "k", 3, top_no_repeat, NULL},
 };
 
 const audit_algo *audit_zoo(size_t *count)

@@ -11,6 +11,10 @@
 #   OLD=DIR     a second build (e.g. one from before a change): its riffle-mpi
 #               runs too, in the row after each of this build's
 #   KEEP=1      keep the generated files in $TMPDIR (default /tmp)
+#   TASKS=N     the file transport's tasks (default 4; 0 for none): riffle
+#               scatter --count, riffle scatter and riffle gather -o, tasks
+#               0 .. N-1 one after another on the strong file, CPU against
+#               riffle's
 #
 # Every command writes its output to a file in $TMPDIR (riffle-mpi needs a
 # file its ranks can share), and riffle-mpi's output is compared with
@@ -94,7 +98,43 @@ mpi_row() {
         "$(echo "$st" | cut -d'|' -f3)" "$(awk -v t="$wall" -v b="$base" 'BEGIN { printf "%.2f", t / b }')" \
         "$(awk -v t="$cpu" -v b="$base_cpu" 'BEGIN { printf "%.2f", (b > 0) ? t / b : 0 }')" \
         "$(awk -v s="$(echo "$st" | cut -d'|' -f4)" -v k="$(echo "$st" | cut -d'|' -f5)" -v b="$bytes" \
-            'BEGIN { t = b - k * 1e6; if (t > b / 1000) printf "%.3f", s * 1e6 / t; else printf "-" }')"
+            'BEGIN { t = b - k * 1e6; if (s > 0 && t > b / 1000) printf "%.3f", s * 1e6 / t; else printf "-" }')"
+}
+
+# tasks_row CASE FILE N BUILD: the file transport's three steps for tasks
+# 0 .. N-1 in sequence with BUILD's riffle (a scheduler's array job run one
+# task at a time); CPU summed over the 3 N processes, wall from the first to
+# the last, the gathers' outputs concatenated and compared with riffle's
+tasks_row() {
+    case=$1
+    n=$3
+    file=$2
+    bin=$4/riffle
+    d=$(mktemp -d "$tmp/riffle-bench-tasks.XXXXXX")
+    sync
+    t0=$(date +%s.%N)
+    cpu=0
+    for step in count scatter gather; do
+        i=0
+        while [ "$i" -lt "$n" ]; do
+            case $step in
+            count) set -- "$bin" scatter --count --task=$i --tasks="$n" --dir="$d" "$file" ;;
+            scatter) set -- "$bin" scatter --task=$i --tasks="$n" --dir="$d" --seed=1 "$file" ;;
+            gather) set -- "$bin" gather --task=$i --tasks="$n" --dir="$d" --seed=1 -o "$d/out.$i" ;;
+            esac
+            /usr/bin/time -f '%U %S' -o "$tmp/riffle-bench-mpi.time" "$@" ||
+                { echo "bench_mpi: $step task $i failed" >&2; exit 1; }
+            cpu=$(awk -v c="$cpu" '{ printf "%.2f", c + $1 + $2 }' "$tmp/riffle-bench-mpi.time")
+            i=$((i + 1))
+        done
+    done
+    wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    i=0
+    while [ "$i" -lt "$n" ]; do cat "$d/out.$i"; i=$((i + 1)); done | cmp -s - "$want" ||
+        { echo "bench_mpi: $n tasks: not riffle's bytes" >&2; exit 1; }
+    rm -rf "$d"
+    printf '| %s | %s | %s | %s | %sx |\n' "$case" "$n" "$wall" "$cpu" \
+        "$(awk -v t="$cpu" -v b="$base_cpu" 'BEGIN { printf "%.2f", (b > 0) ? t / b : 0 }')"
 }
 
 # old_row CASE FILE P: mpi_row with OLD's riffle-mpi, when OLD is set
@@ -110,7 +150,7 @@ echo "## riffle-mpi benchmark"
 echo
 bench_machine
 echo "tools: $("$rmpi" --version | head -n 1); $(mpirun.openmpi --version 2>&1 | head -n 1)"
-echo "command: SIZE=$size WEAK=$weak PS=\"$ps\" bench/bench_mpi.sh $build"
+echo "command: SIZE=$size WEAK=$weak PS=\"$ps\" TASKS=${TASKS:-4} bench/bench_mpi.sh $build"
 
 # One generated file, large enough for both: the strong file is its first
 # SIZE bytes (bench_gen's output for SIZE), the weak files its first P x WEAK MiB.
@@ -129,6 +169,20 @@ for p in $ps; do
     mpi_row strong "$big" "$p"
     old_row "strong (OLD)" "$big" "$p"
 done
+
+tasks=${TASKS:-4}
+if [ "$tasks" -gt 0 ]; then
+    echo
+    echo "### The file transport: $tasks scatter/gather tasks one after another"
+    echo
+    echo "| case | tasks | wall s | CPU s | CPU vs riffle |"
+    echo "|---|---|---|---|---|"
+    timed "$big" "$riffle" --seed=1 "$big" -o "$want"
+    base_cpu=$cpu
+    printf '| riffle | - | %s | %s | 1.00x |\n' "$wall" "$cpu"
+    tasks_row "riffle scatter / gather" "$big" "$tasks" "$build"
+    [ -z "${OLD:-}" ] || tasks_row "riffle scatter / gather (OLD)" "$big" "$tasks" "$OLD"
+fi
 
 echo
 echo "### Weak scaling: $weak MiB per rank"

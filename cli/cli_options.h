@@ -24,6 +24,7 @@ extern const struct cli_options cli_sample_options;  /* cmd_sample.c */
 extern const struct cli_options cli_scatter_options; /* cmd_scatter.c */
 extern const struct cli_options cli_gather_options;  /* cmd_gather.c */
 extern const struct cli_options cli_rng_options;     /* cmd_rng.c */
+extern const struct cli_options cli_verify_options;  /* cmd_verify.c */
 extern const struct cli_options cli_audit_options;   /* cmd_audit.c */
 extern const struct cli_options cli_riffle_options;  /* shuf_options.c: riffle's shuffle */
 extern const struct cli_options cli_shuf_options;    /* shuf_options.c: as `shuf` */

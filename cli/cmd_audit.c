@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "audit_build.h"
+#include "audit_log.h"
 #include "audit_runner.h"
 #include "audit_verdict.h"
 #include "cleanup.h"
@@ -43,7 +45,7 @@
 enum { EXIT_FAIR = 0, EXIT_ERROR = 1, EXIT_BIASED = 2, EXIT_INCONCLUSIVE = 3 };
 
 typedef struct audit_opts {
-    const char *name, *cmd, *report, *as_shuffler;
+    const char *name, *cmd, *report, *as_shuffler, *from_log;
     struct dist_file *report_file; /* --report, opened before the work */
     unsigned param;
     size_t sizes[MAX_SIZES], nsizes;
@@ -56,6 +58,7 @@ typedef struct audit_opts {
 static const char usage_text[] =
     "Usage: riffle audit NAME[:PARAM] [OPTION]...\n"
     "  or:  riffle audit --cmd=COMMAND [OPTION]...\n"
+    "  or:  riffle audit --from-log=FILE [OPTION]...\n"
     "  or:  riffle audit --list\n"
     "Measure how fair a shuffler is: a built-in algorithm (see --list) or any\n"
     "program that reads lines on stdin and writes them shuffled.\n"
@@ -67,8 +70,9 @@ static const char usage_text[] =
     "  --trials=N        exactly N trials per size, judged once (default:\n"
     "                    sequential, looking after 1024, 2048, 4096, ... trials;\n"
     "                    64, 128, ... with --cmd)\n"
-    "  --deviation=D     the item-position bias the sequential audit rules out\n"
-    "                    before it calls a shuffler fair (default 0.01: 1%)\n"
+    "  --deviation=D     the item-position bias the sequential audit (and\n"
+    "                    --from-log) rules out before it calls a shuffler fair\n"
+    "                    (default 0.01: 1%)\n"
     "  --budget=SECONDS  bound the sequential audit's time (default 60)\n"
     "  --max-trials=N    bound its trials per size\n"
     "  --alpha=A         family-wise false-alarm rate over every look\n"
@@ -86,6 +90,8 @@ static const char usage_text[] =
     "  --progress        progress on stderr (default: when it is a terminal)\n"
     "  --json            the full report as JSON (docs/audit-json.md)\n"
     "  --report=FILE     also write a self-contained HTML report with figures\n"
+    "  --from-log=FILE   test the decks a game recorded, one per line (cards as\n"
+    "                    names such as AS 10H, or numbers 1..n; '-': stdin)\n"
     "  --list            name the built-in algorithms\n"
     "  --as-shuffler=NAME  act as a line shuffler running algorithm NAME\n"
     "  -h, --help        this help\n"
@@ -146,14 +152,14 @@ static int parse_sizes(audit_opts *o, const char *s)
 enum {
     A_FIRST = CLI_OPT_FIRST_FREE,
     A_N = A_FIRST, A_TRIALS, A_MAX_TRIALS, A_ALPHA, A_SEED, A_THREADS, A_JOBS, A_REPORT,
-    A_CMD, A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_DEVIATION,
+    A_CMD, A_AS_SHUFFLER, A_TIMEOUT, A_MAX_OUTPUT, A_TIME_LIMIT, A_DEVIATION, A_FROM_LOG,
     A_WITH_VALUE, /* flags: */
     A_EXACT = A_WITH_VALUE, A_WALK, A_JSON, A_LIST, A_PROGRESS
 };
 static const char *const plural[A_WITH_VALUE - A_FIRST] = {
     "deck sizes", "trial counts", "trial budgets", "alphas", "seeds", "thread counts",
     "job counts", "report files", "commands", "shufflers", "timeouts", "output limits",
-    "time limits", "deviations",
+    "time limits", "deviations", "logs",
 };
 static const struct option audit_longopts[] = {
     {"n", required_argument, NULL, A_N},
@@ -171,6 +177,7 @@ static const struct option audit_longopts[] = {
     {"time-limit", required_argument, NULL, A_TIME_LIMIT},
     {"budget", required_argument, NULL, A_TIME_LIMIT},
     {"deviation", required_argument, NULL, A_DEVIATION},
+    {"from-log", required_argument, NULL, A_FROM_LOG},
     {"exact", no_argument, NULL, A_EXACT},
     {"walk", no_argument, NULL, A_WALK},
     {"json", no_argument, NULL, A_JSON},
@@ -232,6 +239,9 @@ static int set_value(audit_opts *o, int c, const char *v)
         return 0;
     case A_CMD:
         o->cmd = v;
+        return 0;
+    case A_FROM_LOG:
+        o->from_log = v;
         return 0;
     default:
         o->as_shuffler = v;
@@ -599,6 +609,63 @@ out:
     return status;
 }
 
+/* ---- decks from a game's log (--from-log) ---------------------------------- */
+
+/* Every deck of the log, in its order, as one look at one deck size. */
+static int judge_log(const audit_opts *o, const audit_cert *cert, audit_acc *acc,
+                     double start)
+{
+    audit_size_result size = {.n = acc->n, .trials = acc->trials, .acc = acc};
+    audit_acc_tests(acc, size.tests);
+    audit_result r = {.subject = o->from_log, .kind = "log", .mode = "statistical",
+                      .alpha = o->alpha, .sizes = &size, .nsizes = 1, .verdict = "fair",
+                      .cert = cert, .look = 1, .nlooks = 1, .deviation = o->deviation,
+                      .by_deviation = 1};
+    audit_verdict(&r);
+    /* A log cannot be given more trials: say how many decks would decide. */
+    char *more = strstr(r.reason, "; about --trials=");
+    if (more != NULL)
+        snprintf(more, sizeof r.reason - (size_t)(more - r.reason),
+                 "; a log of about %llu decks would decide",
+                 (unsigned long long)r.trials_to_decide);
+    r.seconds = seconds_now() - start;
+    return emit(o, &r);
+}
+
+/* Every deck of the log, in its order, as one look at one deck size; the
+ * --report file opened before the log is read, as for every audit. */
+static int run_from_log(const audit_opts *o_in, const audit_cert *cert)
+{
+    audit_opts o = *o_in;
+    audit_log log;
+    audit_acc acc;
+    int status = EXIT_ERROR;
+    const double start = seconds_now();
+    struct dist_file report = {.guard = -1};
+    if (o.report != NULL) {
+        (void)cleanup_init();
+        if (dist_file_open(&report, o.report) != 0)
+            return EXIT_ERROR;
+        o.report_file = &report;
+    }
+    if (audit_log_load(o.from_log, &log) != 0)
+        goto done;
+    if (audit_acc_init(&acc, log.n, log.decks) != 0) {
+        fprintf(stderr, "riffle: audit: out of memory\n");
+        audit_log_free(&log);
+        goto done;
+    }
+    if (audit_log_feed(&log, &acc) != 0)
+        fprintf(stderr, "riffle: audit: out of memory\n");
+    else
+        status = judge_log(&o, cert, &acc, start);
+    audit_acc_free(&acc);
+    audit_log_free(&log);
+done:
+    dist_file_abort(&report);
+    return status;
+}
+
 /* ---- the line shuffler behind the zoo (--as-shuffler) --------------------- */
 
 static char *slurp(FILE *in, size_t *len)
@@ -635,7 +702,7 @@ static int shuffle_lines(const audit_algo *al, unsigned param, rf_rng *g, char *
         n++;
     char **line = malloc((n + 1) * sizeof *line);
     uint32_t *a = malloc((n + 1) * sizeof *a);
-    uint32_t *scratch = malloc(AUDIT_SCRATCH(n) * sizeof *scratch);
+    uint32_t *scratch = calloc(AUDIT_SCRATCH(n), sizeof *scratch); /* audit.h */
     int ret = -1;
     if (line != NULL && a != NULL && scratch != NULL && n < UINT32_MAX) {
         size_t k = 0;
@@ -695,8 +762,21 @@ static int as_shuffler(const audit_opts *o)
 
 /* ---- entry point ----------------------------------------------------------- */
 
+/* --from-log judges decks already dealt: nothing to run, one look. */
+static int check_from_log(const audit_opts *o)
+{
+    if (o->name != NULL || o->cmd != NULL)
+        return usage_error("give one of NAME, --cmd and --from-log");
+    if (o->exact || o->nsizes || o->trials || o->max_trials || o->seed_set ||
+        o->threads || o->jobs || o->timeout > 0.0 || o->max_output || o->time_limit > 0.0)
+        return usage_error("--from-log takes only --alpha, --deviation, --json and --report");
+    return 0;
+}
+
 static int check_combination(const audit_opts *o)
 {
+    if (o->from_log != NULL)
+        return check_from_log(o);
     if (o->cmd != NULL && o->name != NULL)
         return usage_error("give either NAME or --cmd, not both");
     if (o->cmd == NULL && o->name == NULL)
@@ -717,20 +797,10 @@ static int check_combination(const audit_opts *o)
     return 0;
 }
 
-int cmd_audit(int argc, char **argv)
+static int run_audit(const audit_opts *o_in, const audit_cert *cert)
 {
-    audit_opts o = {.alpha = DEFAULT_ALPHA, .deviation = AUDIT_DEFAULT_DEVIATION};
-    int status = parse_args(&o, argc, argv);
-    if (status != 0)
-        return status;
-    if (o.help)
-        return fputs(usage_text, stdout) == EOF || fflush(stdout) ? EXIT_ERROR : EXIT_FAIR;
-    if (o.list)
-        return list_zoo();
-    if (o.as_shuffler != NULL)
-        return as_shuffler(&o);
-    if ((status = check_combination(&o)) != 0)
-        return status;
+    audit_opts o = *o_in;
+    int status;
     unsigned param = 0;
     const audit_algo *al = NULL;
     if (o.name != NULL && (al = find_algo(o.name, &param)) == NULL)
@@ -751,7 +821,8 @@ int cmd_audit(int argc, char **argv)
     memset(sizes, 0, sizeof sizes);
     audit_result r = {.subject = al ? al->name : o.cmd, .kind = al ? "builtin" : "command",
                       .algo = al, .param = al ? audit_param(al, o.sizes[0], param) : 0,
-                      .seed = o.seed, .alpha = o.alpha, .sizes = sizes, .verdict = "fair"};
+                      .seed = o.seed, .alpha = o.alpha, .sizes = sizes, .verdict = "fair",
+                      .cert = cert};
     /* Every output is checked before the work: an unwritable --report is
      * an error at once, not after the whole audit. */
     struct dist_file report = {.guard = -1};
@@ -764,5 +835,48 @@ int cmd_audit(int argc, char **argv)
     r.seconds = seconds_now(); /* start time; the run stores the duration */
     status = o.exact ? run_exact(&o, al, param, &r) : run_statistical(&o, al, param, &r);
     dist_file_abort(&report);
+    return status;
+}
+
+static int audit_typed(audit_opts *o_parsed, int argc, char **argv);
+
+int cmd_audit(int argc, char **argv)
+{
+    audit_opts o = {.alpha = DEFAULT_ALPHA, .deviation = AUDIT_DEFAULT_DEVIATION};
+    /* The words as typed, for the report: getopt_long permutes argv. */
+    char **typed = malloc(((size_t)argc + 1) * sizeof *typed);
+    if (typed == NULL) {
+        fprintf(stderr, "riffle: audit: out of memory\n");
+        return EXIT_ERROR;
+    }
+    memcpy(typed, argv, ((size_t)argc + 1) * sizeof *typed);
+    int status = parse_args(&o, argc, argv);
+    if (status == 0)
+        status = audit_typed(&o, argc, typed);
+    free(typed);
+    return status;
+}
+
+/* After the options: the work, with the command line as typed. */
+static int audit_typed(audit_opts *o_parsed, int argc, char **argv)
+{
+    audit_opts o = *o_parsed;
+    int status;
+    if (o.help)
+        return fputs(usage_text, stdout) == EOF || fflush(stdout) ? EXIT_ERROR : EXIT_FAIR;
+    if (o.list)
+        return list_zoo();
+    if (o.as_shuffler != NULL)
+        return as_shuffler(&o);
+    if ((status = check_combination(&o)) != 0)
+        return status;
+    audit_cert cert;
+    if (audit_build_cert(&cert, argc, argv) != 0) {
+        audit_build_free(&cert);
+        fprintf(stderr, "riffle: audit: out of memory\n");
+        return EXIT_ERROR;
+    }
+    status = o.from_log != NULL ? run_from_log(&o, &cert) : run_audit(&o, &cert);
+    audit_build_free(&cert);
     return status;
 }

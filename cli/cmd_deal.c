@@ -17,6 +17,10 @@
  *
  * --count (deal_count.c) deals the whole deck many times, one deal a line;
  * the blackjack and baccarat presets (deal_shoe.c) deal casino shoes.
+ *
+ * --commit (deal_fair.c) deals from a fresh server seed and prints its
+ * commitment first; `riffle verify` (cmd_verify.c) runs this command with
+ * the revealed seed and checks the deal.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,13 +34,14 @@
 #include "cli_options.h"
 #include "commands.h"
 #include "deal.h"
+#include "deal_fair.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
 
 #define STD_CARDS 52
 #define MAX_NAME 32
 
-enum { OPT_HELP = CLI_OPT_FIRST_FREE, OPT_PLAYERS, OPT_RANK };
+enum { OPT_HELP = DEAL_OPT_HELP, OPT_PLAYERS = DEAL_OPT_PLAYERS, OPT_RANK = DEAL_OPT_RANK };
 
 struct deal_opts {
     unsigned deck;          /* 52 or 54 for the standard decks, 0 custom */
@@ -50,6 +55,7 @@ struct deal_opts {
     int unicode, json, rank;
     struct cli_rng_opts rng;
     struct deal_more more; /* --count, --csv, --header, --decks, --cut */
+    struct deal_fair fair; /* --commit; riffle verify */
 };
 
 /* A deck ready to deal: names of the cards in deck order. */
@@ -62,6 +68,9 @@ struct table {
 };
 
 static const char *const seats[4] = {"North", "East", "South", "West"};
+
+/* The command in usage messages: "deal", or "verify" (deal_command). */
+static const char *deal_name = "deal";
 
 static int deal_help(void)
 {
@@ -107,6 +116,13 @@ static int deal_help(void)
         "      --rng=NAME         generator: chacha20 (default), xoshiro256++, pcg64\n"
         "      --production       refuse --seed (also when the environment has\n"
         "                           RIFFLE_PRODUCTION=1)\n"
+        "      --commit           provably fair: deal from a fresh server seed and\n"
+        "                           print its commitment first (`commit: HEX`);\n"
+        "                           `riffle verify` checks the deal after the game\n"
+        "      --save-seed=FILE   with --commit (required): the server seed, written\n"
+        "                           to a new FILE of mode 0600\n"
+        "      --client-seed=S    with --commit: the player's seed (default: empty)\n"
+        "      --nonce=N          with --commit: the game's number (default 0)\n"
         "      --help             display this help and exit\n"
         "\n"
         "Cards are dealt one at a time round the table, then to the kitty.  Without\n"
@@ -132,6 +148,7 @@ static const struct option deal_longopts[] = {
     {"production", no_argument, NULL, CLI_OPT_PRODUCTION},
     {"help", no_argument, NULL, OPT_HELP},
     DEAL_MORE_LONGOPTS,
+    DEAL_FAIR_LONGOPTS,
     {NULL, 0, NULL, 0},
 };
 const struct cli_options cli_deal_options = {"deal", 0, "d:f:H:c:k:p:uj", deal_longopts};
@@ -140,7 +157,7 @@ static int number(const char *arg, const char *what, uint64_t *v, int *have)
 {
     int over;
     if (cli_parse_u64(arg, v, &over) != 0 || over)
-        return cli_usage("deal", "invalid %s: %s", what, cli_quote(arg));
+        return cli_usage(deal_name, "invalid %s: %s", what, cli_quote(arg));
     *have = 1;
     return CLI_CONTINUE;
 }
@@ -153,6 +170,8 @@ static int on_deal_option(struct deal_opts *o, int c, const char *arg)
     int m = deal_count_option(&o->more, c, arg);
     if (m == DEAL_NOT_MORE)
         m = deal_shoe_option(&o->more, c, arg);
+    if (m == DEAL_NOT_MORE)
+        m = deal_fair_option(&o->fair, c, arg);
     if (m != DEAL_NOT_MORE)
         return m;
     uint64_t v;
@@ -163,7 +182,7 @@ static int on_deal_option(struct deal_opts *o, int c, const char *arg)
             number(arg, "deck", &v, &dummy) != CLI_CONTINUE)
             return CLI_FAIL;
         if (v != 52 && v != 54)
-            return cli_usage("deal", "invalid deck: %s (52 or 54)", cli_quote(arg));
+            return cli_usage(deal_name, "invalid deck: %s (52 or 54)", cli_quote(arg));
         o->deck = (unsigned)v;
         return CLI_CONTINUE;
     case 'f':
@@ -193,9 +212,9 @@ static int on_deal_option(struct deal_opts *o, int c, const char *arg)
         o->rank = 1;
         return CLI_CONTINUE;
     case OPT_HELP:
-        return deal_help();
+        return o->fair.verify ? verify_help() : deal_help();
     default:
-        return cli_try_help("deal");
+        return cli_try_help(deal_name);
     }
 }
 
@@ -221,7 +240,7 @@ static int apply_preset(struct deal_opts *o, struct table *t)
         hands = 3, per = 17, kitty = 3;
         t->hand_label = "player";
     } else {
-        return cli_usage("deal",
+        return cli_usage(deal_name,
                          "unknown preset %s (bridge, holdem, doudizhu, blackjack or baccarat)",
                          cli_quote(o->preset));
     }
@@ -338,13 +357,13 @@ static int plan(struct deal_opts *o, size_t deck)
     if (!o->have_hands)
         o->hands = 4;
     if (o->hands == 0)
-        return cli_usage("deal", "the number of hands must be at least 1");
+        return cli_usage(deal_name, "the number of hands must be at least 1");
     const uint64_t kitty = o->have_kitty ? o->kitty : 0;
     if (!o->have_per_hand) /* what is left after the kitty, evenly */
         o->per_hand = (kitty <= deck ? deck - kitty : 0) / o->hands;
     if (o->hands > deck || o->per_hand > deck || kitty > deck ||
         o->hands * o->per_hand + kitty > deck)
-        return cli_usage("deal",
+        return cli_usage(deal_name,
                          "cannot deal %llu hands of %llu cards and a kitty of %llu "
                          "from a deck of %zu",
                          (unsigned long long)o->hands, (unsigned long long)o->per_hand,
@@ -431,7 +450,8 @@ static void print_cards(FILE *f, const struct table *t, const struct deal_opts *
     }
 }
 
-static void print_text(const struct table *t, const struct deal_opts *o, const size_t *dealt)
+static void print_text(FILE *f, const struct table *t, const struct deal_opts *o,
+                       const size_t *dealt)
 {
     char name[MAX_NAME];
     int width = (int)strlen(t->kitty_label);
@@ -446,9 +466,9 @@ static void print_text(const struct table *t, const struct deal_opts *o, const s
             hand_name(t, o, h, name, sizeof name);
         else
             snprintf(name, sizeof name, "%s", t->kitty_label);
-        printf("%s:%*s", name, width + 1 - (int)strlen(name), "");
-        print_cards(stdout, t, o, dealt, h, 0);
-        putchar('\n');
+        fprintf(f, "%s:%*s", name, width + 1 - (int)strlen(name), "");
+        print_cards(f, t, o, dealt, h, 0);
+        fputc('\n', f);
     }
 }
 
@@ -491,7 +511,7 @@ static char *deal_rank(const size_t *dealt, size_t n)
     return buf;
 }
 
-static int deal_and_print(const struct table *t, const struct deal_opts *o, rf_rng *g)
+static int deal_and_print(const struct table *t, struct deal_opts *o, rf_rng *g)
 {
     /* --rank deals the whole deck: the deck deals one card at a time, so the
      * first `total` cards are the ones dealt without it. */
@@ -517,9 +537,14 @@ static int deal_and_print(const struct table *t, const struct deal_opts *o, rf_r
     if (o->json) {
         print_json(t, o, dealt, rank);
     } else {
-        print_text(t, o, dealt);
+        FILE *out = deal_fair_open(&o->fair); /* stdout but for a fair deal */
+        if (!out)
+            goto done;
+        print_text(out, t, o, dealt);
         if (rank)
-            printf("rank: %s\n", rank);
+            fprintf(out, "rank: %s\n", rank);
+        if (deal_fair_close(&o->fair, out) != CLI_OK)
+            goto done;
     }
     if (fflush(stdout) != 0 || ferror(stdout)) {
         cli_error("write error: %s", strerror(errno));
@@ -533,11 +558,15 @@ done:
     return status;
 }
 
-static int parse_deal(int argc, char **argv, struct deal_opts *o)
+static int parse_deal(int argc, char **argv, struct deal_opts *o, int verify)
 {
+    const struct cli_options *table = verify ? &cli_verify_options : &cli_deal_options;
+    deal_name = verify ? "verify" : "deal";
     memset(o, 0, sizeof *o);
+    o->fair.verify = verify;
+    o->fair.guard = -1;
     for (;;) {
-        const int c = getopt_long(argc, argv, cli_deal_options.shortopts, deal_longopts, NULL);
+        const int c = getopt_long(argc, argv, table->shortopts, table->longopts, NULL);
         if (c == -1)
             break;
         const int r = on_deal_option(o, c, optarg);
@@ -547,9 +576,9 @@ static int parse_deal(int argc, char **argv, struct deal_opts *o)
     o->cards = argv + optind;
     o->n_cards = argc - optind;
     if (o->n_cards > 0 && (o->deck_file || o->deck))
-        return cli_usage("deal", "CARD arguments cannot be combined with --deck or --deck-file");
+        return cli_usage(deal_name, "CARD arguments cannot be combined with --deck or --deck-file");
     if (o->deck_file && o->deck)
-        return cli_usage("deal", "--deck and --deck-file cannot be combined");
+        return cli_usage(deal_name, "--deck and --deck-file cannot be combined");
     if (cli_rng_check(&o->rng, "deal") != CLI_OK ||
         cli_production_check(&o->rng, "deal") != CLI_OK)
         return CLI_FAIL;
@@ -587,16 +616,19 @@ static int check_modes(struct deal_opts *o)
         deal_count_check(&o->more) != CLI_CONTINUE)
         return CLI_FAIL;
     if (o->more.csv && o->json)
-        return cli_usage("deal", "--csv and --json cannot be combined");
+        return cli_usage(deal_name, "--csv and --json cannot be combined");
+    const char *unfair = o->json ? "--json" : o->more.count_arg ? "--count" : NULL;
+    if (deal_fair_check(&o->fair, &o->rng, shoe ? "--preset" : unfair) != CLI_CONTINUE)
+        return CLI_FAIL;
     const char *bad = shoe || o->more.count_arg ? not_with_mode(o, shoe) : NULL;
     if (bad && shoe)
-        return cli_usage("deal", "%s cannot be combined with --preset=%s", bad, o->preset);
+        return cli_usage(deal_name, "%s cannot be combined with --preset=%s", bad, o->preset);
     if (bad)
-        return cli_usage("deal", "--count cannot be combined with %s", bad);
+        return cli_usage(deal_name, "--count cannot be combined with %s", bad);
     return CLI_CONTINUE;
 }
 
-static int deal_mode(const struct table *t, const struct deal_opts *o, rf_rng *g)
+static int deal_mode(const struct table *t, struct deal_opts *o, rf_rng *g)
 {
     if (deal_shoe_preset(o->preset))
         return deal_shoe_run(t->names, &o->more, o->preset, o->json, g);
@@ -607,28 +639,37 @@ static int deal_mode(const struct table *t, const struct deal_opts *o, rf_rng *g
 
 int cmd_deal(int argc, char **argv)
 {
+    return deal_command(argc, argv, 0);
+}
+
+int deal_command(int argc, char **argv, int verify)
+{
     struct deal_opts o;
     struct table t;
     memset(&t, 0, sizeof t);
     rf_records_init(&t.custom, '\n');
-    int status = parse_deal(argc, argv, &o);
+    int status = parse_deal(argc, argv, &o, verify);
     if (status == CLI_CONTINUE)
         status = check_modes(&o);
     const int mode = deal_shoe_preset(o.preset) || o.more.count_arg;
     if (status == CLI_CONTINUE && !mode)
         status = apply_preset(&o, &t);
-    if (status != CLI_CONTINUE)
+    if (status != CLI_CONTINUE) {
+        deal_fair_finish(&o.fair, status);
         return status;
+    }
     status = CLI_FAIL;
     if (build_deck(&o, &t) != 0 || (!mode && plan(&o, t.n) != CLI_CONTINUE))
         goto done;
     rf_rng storage;
-    rf_rng *g = cli_rng_make(&o.rng, &storage);
+    rf_rng *g = deal_fair_wanted(&o.fair) ? deal_fair_rng(&o.fair, &storage)
+                                          : cli_rng_make(&o.rng, &storage);
     if (g) {
         status = deal_mode(&t, &o, g);
         cli_rng_release(g, &storage);
     }
 done:
+    deal_fair_finish(&o.fair, status);
     free_table(&t);
     return status;
 }

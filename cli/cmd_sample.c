@@ -33,11 +33,12 @@
 #include "cmd_numbers.h"
 #include "riffle_io.h"
 #include "riffle_perm.h"
+#include "sample_input.h"
 #include "sample_select.h"
 
 #define SAMPLE_OUT_BUFFER ((size_t)1 << 16)
 
-enum { OPT_HELP = CLI_OPT_FIRST_FREE, OPT_KEY, OPT_GROUP, OPT_PROB };
+enum { OPT_HELP = CLI_OPT_FIRST_FREE, OPT_KEY, OPT_GROUP, OPT_PROB, OPT_CSV, OPT_HEADER };
 
 struct sample_opts {
     uint64_t count;
@@ -53,6 +54,9 @@ struct sample_opts {
     /* --key, --group, --prob (sample_select.c) */
     const char *key_arg, *group_arg, *prob_arg;
     struct sample_select sel;
+    /* --csv, --header: the records read (sample_input.h) */
+    const char *header_arg;
+    struct sample_input in;
 };
 
 /* A kept record: a copy of its bytes, its input position and weight. */
@@ -71,6 +75,7 @@ struct pool {
 /* What the reading loop feeds. */
 struct sampler {
     const struct sample_opts *o;
+    struct sample_input *in; /* the records read */
     rf_rng *g;
     size_t k;
     struct pool pool;
@@ -109,6 +114,11 @@ static int sample_help(void)
         "                           keyed hash (a uniform K-subset of the keys), with\n"
         "                           --prob=P each key with probability P\n"
         "      --group=FIELD      with -n K: K lines of each group (field FIELD)\n"
+        "      --csv              records are CSV records (RFC 4180): a quoted field\n"
+        "                           may hold newlines; with --key or --group, FIELD\n"
+        "                           is a column named in the header (or a number)\n"
+        "      --header=K         print the first K records first; they are never\n"
+        "                           chosen (with --csv, the first names the columns)\n"
         "      --prob=P           keep each line with probability P (0 <= P <= 1), in\n"
         "                           one pass with geometric skips; with one seed, a\n"
         "                           larger P keeps every line a smaller P keeps\n"
@@ -138,6 +148,8 @@ static const struct option sample_longopts[] = {
     {"key", required_argument, NULL, OPT_KEY},
     {"group", required_argument, NULL, OPT_GROUP},
     {"prob", required_argument, NULL, OPT_PROB},
+    {"csv", no_argument, NULL, OPT_CSV},
+    {"header", required_argument, NULL, OPT_HEADER},
     {"zero-terminated", no_argument, NULL, 'z'},
     {"seed", required_argument, NULL, CLI_OPT_SEED},
     {"rng", required_argument, NULL, CLI_OPT_RNG},
@@ -197,14 +209,20 @@ static int on_sample_option(struct sample_opts *o, int c, const char *arg)
     case 'z':
         o->delim = '\0';
         return CLI_CONTINUE;
-    case OPT_KEY:
-        if (cli_set_once(&o->key_arg, arg, "key fields") != CLI_CONTINUE)
-            return CLI_FAIL;
-        return key_field_parse("sample", "key", arg, &o->sel.key.field);
+    case OPT_KEY: /* a field number unless --csv (check_select) */
+        return cli_set_once(&o->key_arg, arg, "key fields");
     case OPT_GROUP:
-        if (cli_set_once(&o->group_arg, arg, "group fields") != CLI_CONTINUE)
+        return cli_set_once(&o->group_arg, arg, "group fields");
+    case OPT_CSV:
+        o->in.csv = 1;
+        return CLI_CONTINUE;
+    case OPT_HEADER:
+        if (cli_set_once(&o->header_arg, arg, "header counts") != CLI_CONTINUE)
             return CLI_FAIL;
-        return key_field_parse("sample", "group", arg, &o->sel.key.field);
+        if (cli_parse_u64(arg, &v, &over) != 0)
+            return cli_usage("sample", "invalid header count %s", cli_quote(arg));
+        o->in.header = v; /* saturated when huge: everything is header */
+        return CLI_CONTINUE;
     case OPT_PROB:
         if (cli_set_once(&o->prob_arg, arg, "probabilities") != CLI_CONTINUE)
             return CLI_FAIL;
@@ -214,6 +232,26 @@ static int on_sample_option(struct sample_opts *o, int c, const char *arg)
     default:
         return cli_try_help("sample");
     }
+}
+
+/* --key or --group: a field number, or with --csv a column (found in the
+ * header by sample_input_each). */
+static int check_fields(struct sample_opts *o)
+{
+    const char *arg = o->key_arg ? o->key_arg : o->group_arg;
+    const char *what = o->key_arg ? "key" : "group";
+    o->in.key_what = what;
+    if (o->in.csv && o->delim != '\n')
+        return cli_usage("sample", "cannot combine --csv and -z");
+    if (o->in.csv && o->field)
+        return cli_usage("sample", "cannot combine --csv and --weights");
+    if (!arg)
+        return CLI_CONTINUE;
+    if (!o->in.csv)
+        return key_field_parse("sample", what, arg, &o->sel.key.field);
+    key_field_csv(&o->sel.key, arg, o->field_delim >= 0);
+    o->in.key = &o->sel.key;
+    return CLI_CONTINUE;
 }
 
 /* --key, --group, --prob against the rest. */
@@ -239,7 +277,7 @@ static int check_select(struct sample_opts *o)
     o->sel.have_prob = o->prob_arg != NULL;
     o->sel.count = o->count;
     o->sel.key.delim = o->field_delim >= 0 ? (unsigned char)o->field_delim : '\t';
-    return CLI_CONTINUE;
+    return check_fields(o);
 }
 
 static int parse_sample(int argc, char **argv, struct sample_opts *o)
@@ -259,6 +297,9 @@ static int parse_sample(int argc, char **argv, struct sample_opts *o)
         return CLI_FAIL;
     o->files = argv + optind;
     o->n_files = argc - optind;
+    o->in.files = o->files;
+    o->in.n_files = o->n_files;
+    o->in.delim = o->delim;
     if (cli_rng_check(&o->rng, "sample") != CLI_OK ||
         cli_production_check(&o->rng, "sample") != CLI_OK)
         return CLI_FAIL;
@@ -482,6 +523,7 @@ static int write_sample(struct sampler *sm)
     static unsigned char buf[SAMPLE_OUT_BUFFER];
     rf_writer w;
     rf_writer_init(&w, STDOUT_FILENO, buf, sizeof buf);
+    sample_input_put_header(sm->in, &w);
     for (size_t i = 0; i < n; i++) {
         const struct kept *e = &sm->pool.items[order[i]];
         rf_writer_put(&w, e->data, e->len);
@@ -491,18 +533,19 @@ static int write_sample(struct sampler *sm)
     return nums_write_failed(rf_writer_flush(&w)) ? CLI_FAIL : CLI_OK;
 }
 
-static int run_sample(const struct sample_opts *o, rf_rng *g)
+static int run_sample(const struct sample_opts *o, struct sample_input *in, rf_rng *g)
 {
     struct sampler sm;
     memset(&sm, 0, sizeof sm);
     sm.o = o;
+    sm.in = in;
     sm.g = g;
     sm.k = o->count > SIZE_MAX ? SIZE_MAX : (size_t)o->count;
     if (!o->field && rf_reservoir_init(&sm.res, sm.k) != RF_OK) {
         cli_error("invalid sample size");
         return CLI_FAIL;
     }
-    int status = cli_each_record(sm.o->files, sm.o->n_files, sm.o->delim, offer_record, &sm)
+    int status = sample_input_each(sm.in, offer_record, &sm)
                      ? CLI_FAIL
                      : write_sample(&sm);
     rf_wsample_free(sm.ws);
@@ -525,13 +568,17 @@ int cmd_sample(int argc, char **argv)
         o.sel.rng = &o.rng;
         o.sel.files = o.files;
         o.sel.n_files = o.n_files;
-        return sample_run_select(&o.sel);
+        o.sel.input = &o.in;
+        const int st = sample_run_select(&o.sel);
+        sample_input_free(&o.in);
+        return st;
     }
     rf_rng storage;
     rf_rng *g = cli_rng_make(&o.rng, &storage);
     if (!g)
         return CLI_FAIL;
-    const int status = run_sample(&o, g);
+    const int status = run_sample(&o, &o.in, g);
+    sample_input_free(&o.in);
     cli_rng_release(g, &storage);
     return status;
 }

@@ -21,5 +21,6 @@ cli_command_fn cmd_audit;  /* cmd_audit.c */
 cli_command_fn cmd_scatter; /* cmd_scatter.c */
 cli_command_fn cmd_gather;  /* cmd_gather.c */
 cli_command_fn cmd_rng;     /* cmd_rng.c */
+cli_command_fn cmd_verify;  /* cmd_verify.c */
 
 #endif /* RIFFLE_COMMANDS_H */

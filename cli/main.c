@@ -34,6 +34,7 @@ static const struct subcommand subcommands[] = {
     {"scatter", cmd_scatter, "cut a shuffle into tasks: count, then scatter a part"},
     {"gather", cmd_gather, "write one task's share of a scattered shuffle"},
     {"rng", cmd_rng, "write a generator's raw or scaled stream, for test batteries"},
+    {"verify", cmd_verify, "check a provably fair deal against its commitment"},
 };
 
 static char *base_name(char *path)

@@ -390,6 +390,7 @@ static int write_out(const struct selector *sel)
     static unsigned char buf[SELECT_OUT_BUFFER];
     rf_writer w;
     rf_writer_init(&w, STDOUT_FILENO, buf, sizeof buf);
+    sample_input_put_header(sel->s->input, &w);
     if (sel->s->have_prob) {
         if (sel->out_n)
             rf_writer_put(&w, sel->out, sel->out_n);
@@ -456,8 +457,7 @@ int sample_run_select(const struct sample_select *s)
         return CLI_FAIL;
     const int ok = start(&sel, key) == 0;
     sodium_memzero(key, sizeof key);
-    const int fed = ok && cli_each_record(sel.s->files, sel.s->n_files, sel.s->delim,
-                                          offer_record, &sel) == 0;
+    const int fed = ok && sample_input_each(s->input, offer_record, &sel) == 0;
     const int status = fed ? write_out(&sel) : CLI_FAIL;
     finish(&sel);
     return status;

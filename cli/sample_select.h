@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "key_field.h"
+#include "sample_input.h"
 
 struct sample_select {
     struct key_field key;   /* --key or --group (field 0: neither) */
@@ -18,6 +19,7 @@ struct sample_select {
     const struct cli_rng_opts *rng;
     char **files;
     int n_files;
+    struct sample_input *input; /* the records read, the --header kept aside */
 };
 
 /* Run it; returns the exit status. */

@@ -26,6 +26,7 @@ struct shuf_opts {
     const char *tmpdir;   /* -T/--temporary-directory; NULL: cli_tmpdir's default */
     unsigned threads;     /* --threads, resolved: >= 1 (0 given = all cores) */
     int progress;         /* -1 --no-progress, 0 auto (stderr a terminal), 1 --progress */
+    int csv;              /* --csv: CSV records */
     const char *split_spec, *output_pattern; /* as given */
     struct cli_split split; /* the plan of --split/--output-pattern; SPLIT_NONE if none */
     const char *key_arg, *field_delim_arg; /* --key, -d as given */

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decompress.h"
 #include "output.h"
 #include "riffle_sample.h"
 #include "shuf.h"
@@ -38,6 +39,7 @@ struct bykey_in {
     const char **names;  /* per input */
     size_t *first;       /* per input: its first record */
     rf_file_stamp *stamps; /* per input: what it was when opened */
+    int csv;             /* --csv: CSV records */
 };
 
 static int too_large(const struct bykey_in *in, const char *name)
@@ -60,23 +62,37 @@ static int within_budget(const struct bykey_in *in, const char *name, int mapped
     return held > in->budget ? too_large(in, name) : 0;
 }
 
-/* Read (or map, when it is the only one) input `name`, then count its
- * records. */
-static int add_input(struct bykey_in *in, const char *name, int sole)
+/* --csv: the input added to r at `start` must end outside quotes (after
+ * the delimiter that rf_records gave the input before, if it gave one). */
+static int open_quote(const rf_records *r, size_t start, const char *name)
 {
-    const int is_stdin = strcmp(name, "-") == 0;
-    const int fd = is_stdin ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+    if (start > 0 && start < r->size && r->data[start - 1] != '\n')
+        start++;
+    const uint64_t line = rf_csv_open_quote_line(r->data + start, r->size - start);
+    if (line)
+        cli_error("%s: unterminated quote in the CSV record starting at line %llu",
+                  cli_quote_file(name), (unsigned long long)line);
+    return line ? -1 : 0;
+}
+
+/* Read (or map, when it is the only one) input `name`, from `given` when
+ * it is a descriptor (standard input, a decompressed input's pipe), then
+ * count its records. */
+static int add_input(struct bykey_in *in, const char *name, int given, int sole)
+{
+    const int fd = given >= 0 ? given : open(name, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         cli_error("%s: %s", cli_quote_file(name), strerror(errno));
         return -1;
     }
     rf_file_stamp then = {0};
+    const size_t start = in->r.size;
     int more = 0, e = rf_file_stamp_fd(fd, &then);
     const size_t max = in->budget < SIZE_MAX ? (size_t)in->budget : SIZE_MAX;
     const int mapped = !e && sole && rf_records_map_fd(&in->r, fd);
     if (!e && !mapped)
         e = rf_records_add_fd_max(&in->r, fd, max, &more);
-    if (!is_stdin)
+    if (given < 0)
         close(fd);
     if (e) {
         cli_read_error(name, e);
@@ -84,6 +100,8 @@ static int add_input(struct bykey_in *in, const char *name, int sole)
     }
     if (more)
         return too_large(in, name);
+    if (in->csv && open_quote(&in->r, start, name) != 0)
+        return -1;
     in->names[in->n_inputs] = name;
     in->stamps[in->n_inputs] = then;
     in->first[in->n_inputs++] = in->r.n;
@@ -92,6 +110,28 @@ static int add_input(struct bykey_in *in, const char *name, int sole)
         return -1;
     }
     return within_budget(in, name, mapped);
+}
+
+/* The file operands (or standard input), compressed ones decompressed
+ * (decompress.h): each read whole before the next. */
+static int add_files(const struct shuf_opts *o, struct bykey_in *in)
+{
+    size_t n;
+    rf_engine_input *files = shuf_file_inputs(o->operands, o->n_operands, &n);
+    struct cli_inflow *flow = NULL;
+    int r = -1;
+    if (!files)
+        cli_error("memory exhausted");
+    else if (inflow_start(&flow, files, n) == 0)
+        r = 0;
+    for (size_t i = 0; i < n && r == 0; i++)
+        if (!files[i].data) /* else a descriptor given again: read once */
+            r = add_input(in, files[i].name, files[i].fd, n == 1);
+    if (r == 0)
+        r = inflow_check(flow);
+    inflow_end(flow);
+    free(files);
+    return r;
 }
 
 static int load(const struct shuf_opts *o, struct bykey_in *in)
@@ -116,12 +156,7 @@ static int load(const struct shuf_opts *o, struct bykey_in *in)
             }
         return within_budget(in, "-e", 0);
     }
-    if (o->n_operands == 0)
-        return add_input(in, "-", 1);
-    for (int i = 0; i < o->n_operands; i++)
-        if (add_input(in, o->operands[i], o->n_operands == 1) != 0)
-            return -1;
-    return 0;
+    return add_files(o, in);
 }
 
 /* The first regular input that changed since it was opened (its records,
@@ -143,19 +178,25 @@ static int inputs_changed(const struct bykey_in *in)
     return 0;
 }
 
-/* Report the record `rec` (over all inputs) as missing its key field. */
-static void missing(const struct shuf_opts *o, const struct bykey_in *in, size_t rec)
+/* Report the record `rec` (over all inputs) as missing its key field: at
+ * its record number in its input, or for CSV records, at the line where it
+ * starts. */
+static void missing(const struct key_field *key, const struct bykey_in *in, size_t rec)
 {
     size_t i = in->n_inputs;
     while (i > 1 && in->first[i - 1] > rec)
         i--;
-    key_field_missing(&o->key, in->names[i - 1], (unsigned long long)(rec - in->first[i - 1] + 1));
+    const rf_records *r = &in->r;
+    const uint64_t from = r->offs[in->first[i - 1]];
+    const uint64_t line = key->csv ? rf_delims_count(r->data + from, r->offs[rec] - from, '\n') + 1
+                                   : rec - in->first[i - 1] + 1;
+    key_field_missing(key, in->names[i - 1], (unsigned long long)line);
 }
 
 /* The part of each record after the header, by its key.  Returns 0 or -1
  * after a message. */
-static int parts_of(const struct shuf_opts *o, const struct bykey_in *in, size_t head,
-                    size_t *part)
+static int parts_of(const struct shuf_opts *o, const struct key_field *kf,
+                    const struct bykey_in *in, size_t head, size_t *part)
 {
     uint8_t key[RF_KEY_BYTES];
     rf_keyhash hk;
@@ -171,8 +212,8 @@ static int parts_of(const struct shuf_opts *o, const struct bykey_in *in, size_t
     for (size_t i = head; i < r->n; i++) {
         const unsigned char *rec = r->data + r->offs[i], *k;
         size_t len;
-        if (key_field_find(&o->key, rec, rf_records_length(r, r->offs[i]), &k, &len) != 0) {
-            missing(o, in, i);
+        if (key_field_find(kf, rec, rf_records_length(r, r->offs[i]), &k, &len) != 0) {
+            missing(kf, in, i);
             return -1;
         }
         /* Not RF_EINVAL: check_key refused counts. */
@@ -245,6 +286,10 @@ int shuf_run_bykey(const struct shuf_opts *o)
 {
     struct bykey_in in = {0};
     rf_records_init(&in.r, o->delim);
+    if (o->csv)
+        rf_records_csv(&in.r);
+    in.csv = o->csv;
+    struct key_field key = o->key;
     size_t *part = NULL;
     uint64_t *offs = NULL, *counts = NULL;
     int status = CLI_FAIL;
@@ -252,6 +297,10 @@ int shuf_run_bykey(const struct shuf_opts *o)
         goto done;
     const size_t head = o->header < in.r.n ? (size_t)o->header : in.r.n;
     const size_t m = in.r.n - head;
+    if (key.field == KEY_FIELD_BY_NAME &&
+        key_field_resolve(&key, head ? in.r.data : NULL,
+                          head ? rf_records_length(&in.r, 0) : 0, in.names[0], "key") != 0)
+        goto done;
     part = malloc(m ? m * sizeof *part : 1);
     offs = malloc(m ? m * sizeof *offs : 1);
     counts = calloc(o->split.plan.parts, sizeof *counts);
@@ -259,7 +308,7 @@ int shuf_run_bykey(const struct shuf_opts *o)
         cli_error("memory exhausted");
         goto done;
     }
-    if (parts_of(o, &in, head, part) == 0 && arrange(o, &in.r, head, part, offs, counts) == 0)
+    if (parts_of(o, &key, &in, head, part) == 0 && arrange(o, &in.r, head, part, offs, counts) == 0)
         status = write_parts(o, &in, head, offs, counts);
 done:
     free(part);

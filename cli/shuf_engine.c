@@ -126,6 +126,7 @@ static int engine_options(const struct shuf_opts *o, struct line *l, rf_engine_o
     eo->progress_ctx = l;
     eo->temp = cleanup_engine_temp;
     eo->named_temps = cli_named_temps();
+    eo->csv = o->csv;
     return 0;
 }
 

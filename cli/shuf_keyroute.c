@@ -22,8 +22,9 @@
  *
  * Compressed parts are written in any order too, so each has a compressor
  * thread of its own (compress.h) rather than output.c's one for all.
- * The in-memory split (shuf_bykey.c) stays for -e and for more compressed
- * parts than that many threads; on files it costs about the same CPU time
+ * The in-memory split (shuf_bykey.c) stays for -e, for --csv (records that
+ * may hold the delimiter) and for more compressed parts than that many
+ * threads; on files it costs about the same CPU time
  * (docs/BENCHMARKS_CLI.md).
  */
 #include <errno.h>
@@ -529,7 +530,9 @@ static int run_routed(struct router *r, const rf_engine_options *eo, const rf_en
 
 int shuf_keyroute_fits(const struct shuf_opts *o)
 {
-    if (o->echo)
+    /* CSV records may hold the delimiter inside quotes, which the router's
+     * cut by the delimiter would split. */
+    if (o->echo || o->csv)
         return 0;
     size_t compressed = 0;
     for (size_t i = 0; i < o->split.plan.parts; i++)

@@ -53,6 +53,7 @@ struct lockstep_sink {
     uint64_t written;   /* records passed to out */
     rf_writer drop;     /* records after the first K: /dev/null */
     unsigned char delim;
+    int csv;            /* --csv: the header's records are CSV records */
     const char *name;
     struct lockstep_first *first;
     struct cli_inflow *flow; /* the file decompressed, or NULL */
@@ -80,7 +81,10 @@ static int lock_begin(void *ctx, const void *header, size_t len, uint64_t record
     struct lockstep_sink *s = ctx;
     if (inflow_check(s->flow) != 0) /* a compressed file decoded to its end */
         return -1;
-    const uint64_t head = len ? rf_delims_count(header, len, s->delim) : 0;
+    int quoted = 0;
+    const uint64_t head = !len ? 0
+                          : s->csv ? rf_csv_count(header, len, &quoted)
+                                   : rf_delims_count(header, len, s->delim);
     if (same_count(s, head + records) != 0)
         return -1;
     const uint64_t k = records < s->want ? records : s->want;
@@ -207,6 +211,7 @@ static int run_file(struct lockstep *l, size_t i, const rf_engine_options *eo,
         .out = &l->outs[i],
         .want = o->have_count ? o->count : RF_ENGINE_ALL,
         .delim = o->delim,
+        .csv = o->csv,
         .name = in->name,
         .first = first,
     };

@@ -26,7 +26,8 @@ enum {
     OPT_NO_PROGRESS,
     OPT_KEY,
     OPT_COMPRESS,
-    OPT_LOCKSTEP
+    OPT_LOCKSTEP,
+    OPT_CSV
 };
 
 /* GNU shuf's long options, in its order: the whole table as `shuf`, the start
@@ -67,6 +68,7 @@ static const struct option riffle_longopts[] = {
     {"field-delimiter", required_argument, NULL, 'd'},
     {"compress", required_argument, NULL, OPT_COMPRESS},
     {"lockstep", no_argument, NULL, OPT_LOCKSTEP},
+    {"csv", no_argument, NULL, OPT_CSV},
     {NULL, 0, NULL, 0},
 };
 static const struct option shuf_longopts[] = {
@@ -87,6 +89,9 @@ static const char usage_riffle[] =
     "                              environment has RIFFLE_PRODUCTION=1)\n"
     "      --header=K            output the first K lines first, in place; -n counts\n"
     "                              only the shuffled lines after them\n"
+    "      --csv                 records are CSV records (RFC 4180), not lines: a\n"
+    "                              quoted field may hold newlines; --header, -n and\n"
+    "                              --split count records\n"
     "      --memory=SIZE         use at most SIZE bytes of memory: an integer with an\n"
     "                              optional suffix K, M, G, T (powers of 1024, an\n"
     "                              optional B after it), or N% of the memory riffle\n"
@@ -114,8 +119,11 @@ static const char usage_riffle[] =
     "                              holds the same key goes to the same part, chosen\n"
     "                              by a keyed hash of the key and the seed only; the\n"
     "                              parts take their fractions of the keys (N equal\n"
-    "                              parts or percentages, not counts)\n"
-    "  -d, --field-delimiter=C   fields are separated by the byte C (default: TAB)\n"
+    "                              parts or percentages, not counts); with --csv,\n"
+    "                              FIELD is a column named in the header (or its\n"
+    "                              number)\n"
+    "  -d, --field-delimiter=C   fields are separated by the byte C (default: TAB;\n"
+    "                              with --csv, a comma)\n"
     "      --lockstep            shuffle every FILE in one order (aligned files: a\n"
     "                              source and its translation), each to its own\n"
     "                              -o, one per FILE in order, or with --split to\n"
@@ -164,7 +172,7 @@ static int print_help(int shuf_mode)
     "  -z, --zero-terminated     line delimiter is NUL, not newline\n",
              prog, shuf_mode ? "" : "...",
              shuf_mode ? "" : "  or:  riffle COMMAND [OPTION]...   COMMAND: deal, sample, perm, rank,\n"
-                               "        unrank, audit, scatter, gather, rng (riffle COMMAND --help)\n");
+                               "        unrank, audit, scatter, gather, rng, verify (riffle COMMAND --help)\n");
     size_t len = strlen(buf);
     snprintf(buf + len, sizeof buf - len, "%s%s", usage_tail, shuf_mode ? "" : usage_riffle);
     return cli_print_stdout(buf);
@@ -261,7 +269,8 @@ static int on_riffle_option(struct shuf_opts *o, int c, const char *arg)
     case OPT_KEY:
         if (cli_set_once(&o->key_arg, arg, "key fields") != CLI_CONTINUE)
             return CLI_FAIL;
-        return key_field_parse(NULL, "key", arg, &o->key.field);
+        o->key.field = KEY_FIELD_BY_NAME; /* a number unless --csv: check_riffle */
+        return CLI_CONTINUE;
     case 'd':
         if (cli_set_once(&o->field_delim_arg, arg, "field delimiters") != CLI_CONTINUE)
             return CLI_FAIL;
@@ -302,6 +311,10 @@ static int on_option(struct shuf_opts *o, int c, const char *arg, const char *na
         o->patterns[o->n_patterns++] = arg; /* one per file with --lockstep */
         if (!o->output_pattern)
             o->output_pattern = arg;
+        return CLI_CONTINUE;
+    }
+    if (!o->shuf_mode && c == OPT_CSV) {
+        o->csv = 1;
         return CLI_CONTINUE;
     }
     if (!o->shuf_mode && (c == 'T' || c == OPT_MEMORY || c == OPT_THREADS ||
@@ -391,6 +404,22 @@ static int check_split(struct shuf_opts *o)
     return split_set_pattern(&o->split, o->output_pattern);
 }
 
+/* --csv records come from files only, cut at newlines outside quotes. */
+static int check_csv(const struct shuf_opts *o)
+{
+    if (!o->csv)
+        return CLI_CONTINUE;
+    if (o->delim != '\n')
+        return cli_usage(NULL, "cannot combine --csv and -z");
+    if (o->echo)
+        return cli_usage(NULL, "cannot combine --csv and -e");
+    if (o->have_range)
+        return cli_usage(NULL, "cannot combine --csv and -i");
+    if (o->repeat)
+        return cli_usage(NULL, "cannot combine --csv and -r");
+    return CLI_CONTINUE;
+}
+
 /* --lockstep: files (not -e or -i), no -r (which draws records, not an
  * order), and one output per file: an -o each, or with --split an
  * --output-pattern each. */
@@ -441,6 +470,12 @@ static int check_riffle(struct shuf_opts *o)
     }
     o->threads = cli_threads_resolve(o->threads);
     if (o->tmpdir && cli_check_tmpdir(o->tmpdir) != CLI_CONTINUE)
+        return CLI_FAIL;
+    if (check_csv(o) != CLI_CONTINUE)
+        return CLI_FAIL;
+    if (o->key_arg && o->csv) /* a column, found in the header when the run reads it */
+        key_field_csv(&o->key, o->key_arg, o->field_delim_arg != NULL);
+    else if (o->key_arg && key_field_parse(NULL, "key", o->key_arg, &o->key.field) != CLI_CONTINUE)
         return CLI_FAIL;
     if (o->lockstep && check_lockstep(o) != CLI_CONTINUE)
         return CLI_FAIL;

@@ -60,6 +60,19 @@
  * with one.  Several inputs are one stream, in order.  The first `header`
  * records of the stream are written first, unshuffled.
  *
+ * CSV.  With o->csv, a record is a CSV record (riffle_io.h, "CSV
+ * records"): it ends at a line feed outside double quotes, so a quoted
+ * field may hold line feeds, and the record is shuffled, counted, split
+ * and written whole, its bytes unchanged (a record ending in CR LF keeps
+ * both).  Every engine and every count, split and header works on these
+ * records as on lines; the order is the same function of the key and the
+ * record number.  The delimiter must be '\n'.  Each input must end outside
+ * quotes: an input whose last record leaves a quote open fails the run
+ * (RF_EINVAL, RF_ENGINE_OP_CSV) with the line where that record starts,
+ * before the sink has received anything but (perhaps) the header.  A CSV
+ * record is held whole in memory while it is read (records too long to
+ * hold are not put out of line as under "Memory").
+ *
  * Errors.  Nothing here prints, aborts, or touches signal dispositions.  A
  * failed call returns its rf_status and fills an rf_engine_error naming the
  * operation, the file and the errno value; rf_engine_error_message makes the
@@ -190,6 +203,8 @@ typedef struct rf_engine_options {
     void *temp_ctx;
     int named_temps;             /* 1: named temporary files even where unnamed
                                     ones work (to test that path): 0 */
+    int csv;                     /* 1: the records are CSV records (riffle_io.h,
+                                    "CSV records"), delim '\n': 0.  See "CSV". */
 } rf_engine_options;
 
 #define RF_ENGINE_ALL UINT64_MAX
@@ -230,7 +245,10 @@ typedef enum rf_engine_op {
     RF_ENGINE_OP_TEMP_FILE = 4,   /* creating, writing or reading the temporary file `path` */
     RF_ENGINE_OP_TEMP_REMOVE = 5, /* removing the temporary directory `path` */
     RF_ENGINE_OP_READ = 6,        /* reading the input `path` (a directory: EISDIR) */
-    RF_ENGINE_OP_CHANGED = 7      /* the regular file `path` changed while the run used it */
+    RF_ENGINE_OP_CHANGED = 7,     /* the regular file `path` changed while the run used it */
+    RF_ENGINE_OP_CSV = 8          /* the input `path` ends inside quotes: its last
+                                     record, starting at line `line`, has an
+                                     unterminated quote (RF_EINVAL) */
 } rf_engine_op;
 
 typedef struct rf_engine_error {
@@ -238,6 +256,7 @@ typedef struct rf_engine_error {
     rf_engine_op op;
     int err;                     /* errno value, or 0 */
     char path[4096];             /* the file, or "" */
+    uint64_t line;               /* RF_ENGINE_OP_CSV: the line (from 1), else 0 */
 } rf_engine_error;
 
 /* The error as a sentence without the program name, e.g. "data.txt: No such

@@ -71,12 +71,13 @@ typedef enum rf_engine_phase { RF_ENGINE_READ, RF_ENGINE_SCATTER, RF_ENGINE_SHUF
 typedef enum rf_engine_op { RF_ENGINE_OP_NONE, RF_ENGINE_OP_INPUT, RF_ENGINE_OP_OUTPUT,
                             RF_ENGINE_OP_TEMP_DIR, RF_ENGINE_OP_TEMP_FILE,
                             RF_ENGINE_OP_TEMP_REMOVE, RF_ENGINE_OP_READ,
-                            RF_ENGINE_OP_CHANGED, ... } rf_engine_op;
+                            RF_ENGINE_OP_CHANGED, RF_ENGINE_OP_CSV, ... } rf_engine_op;
 typedef struct rf_engine_error {
     rf_status status;
     rf_engine_op op;
     int err;
     char path[4096];
+    uint64_t line;
 } rf_engine_error;
 size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_t len);
 uint64_t rf_engine_usable_memory(void);

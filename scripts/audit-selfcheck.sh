@@ -6,6 +6,9 @@
 # a run).  Slow (a few minutes: one process per trial), so not part of
 # `make check`.  Usage: scripts/audit-selfcheck.sh [RIFFLE] [--quick]
 # (--quick skips seed32, whose duplicate-ordering test needs 200000 trials).
+# repeat-deck, top-bag and top-no-repeat remember earlier games: one process
+# per trial has none, so they are not here (tests/audit/cli_audit_rules.bats
+# checks them in-process, and through a --cmd that keeps its state).
 set -u
 riffle=${1:-build/riffle}
 quick=${2:-}
@@ -29,6 +32,7 @@ transpositions    6      2000     biased
 rand15-mod        40000  200      biased
 gsr               52     2000     biased
 seed32            52     200000   biased
+sweetened         52     20000    biased
 '
 fail=0
 echo "$plan" | while read -r name n trials want; do

@@ -7,7 +7,7 @@ libcmocka-dev bats coreutils libclang-rt-14-dev python3 time strace util-linux p
 python3-dev python3-cffi python3-numpy python3-pytest python3-torch \
 python3-venv python3-pip python3-setuptools python3-wheel \
 openmpi-bin libopenmpi-dev mpich libmpich-dev chromium dieharder ent \
-zsh fish cmake zlib1g-dev libzstd-dev zstd"
+zsh fish cmake zlib1g-dev libzstd-dev zstd miller"
 missing=""
 for p in $PACKAGES; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -731,11 +731,44 @@ static int frame_header(rf_engine_gather *g, unsigned from, const unsigned char 
     return *payload > left - RFI_DIST_FRAME || *records > *payload / 2 ? bad_packets(err) : 0;
 }
 
+/* The record ends of a payload, found a window at a time (rf_delims_find)
+ * rather than by one memchr per record: `at` holds one past each delimiter
+ * of pay[scanned - window, scanned), used in order. */
+#define END_WINDOW ((size_t)1024)
+
+struct payload_ends {
+    const unsigned char *pay;
+    size_t len, scanned, pos, n;
+    unsigned char delim;
+    uint64_t at[END_WINDOW];
+};
+
+/* One past the first delimiter at or after pay[from], or 0 when the payload
+ * has none.  A varint's bytes may equal the delimiter: they lie before
+ * `from` and are passed over. */
+static size_t next_end(struct payload_ends *w, size_t from)
+{
+    for (;;) {
+        while (w->pos < w->n && w->at[w->pos] <= from)
+            w->pos++;
+        if (w->pos < w->n)
+            return (size_t)w->at[w->pos];
+        const size_t start = w->scanned > from ? w->scanned : from;
+        if (start >= w->len)
+            return 0;
+        const size_t win = w->len - start < END_WINDOW ? w->len - start : END_WINDOW;
+        w->n = rf_delims_find(w->pay + start, win, w->delim, start, w->at);
+        w->pos = 0;
+        w->scanned = start + win;
+    }
+}
+
 /* One entry at e[0..left) of part pl, its number after `prev` (the frame's
  * first number, for the first entry): checked, keyed, listed (the list has
  * room).  Returns the entry's size, or 0 with the error recorded. */
-static size_t add_entry(rf_engine_gather *g, struct part_list *pl, const unsigned char *e,
-                        size_t left, uint64_t *number, int first_entry, rf_engine_error *err)
+static size_t add_entry(rf_engine_gather *g, struct part_list *pl, struct payload_ends *w,
+                        const unsigned char *e, size_t left, uint64_t *number, int first_entry,
+                        rf_engine_error *err)
 {
     uint64_t gap, key;
     const size_t h = rfi_get_varint(e, left, &gap);
@@ -748,10 +781,10 @@ static size_t add_entry(rf_engine_gather *g, struct part_list *pl, const unsigne
     const rf_status st = key_of(g, &pl->kc, n, &key);
     if (st != RF_OK)
         return rfi_engine_status(err, st), 0;
-    const unsigned char *q = memchr(e + h, g->delim, left - h);
-    if (key < g->klo || key > g->khi || !q)
+    const size_t from = (size_t)(e + h - w->pay), end = next_end(w, from);
+    if (key < g->klo || key > g->khi || end == 0)
         return bad_packets(err), 0;
-    const size_t len = (size_t)(q - (e + h)) + 1;
+    const size_t len = end - from;
     g->items[g->nitems++] = (rf_keyed){key, (uint64_t)(uintptr_t)(e + h)};
     if (pl->records == 0)
         pl->first = n;
@@ -777,10 +810,15 @@ static int add_payload(rf_engine_gather *g, struct part_list *pl, const unsigned
     g->frames[g->nframes++] = (struct frame){p, payload, first, records, NULL, NULL, 0};
     size_t left = (size_t)payload;
     uint64_t number = first;
+    struct payload_ends w;
+    w.pay = p;
+    w.len = (size_t)payload;
+    w.scanned = w.pos = w.n = 0;
+    w.delim = g->delim;
     for (uint64_t r = 0; r < records; r++) {
         if (g->nitems == g->items_cap && reserve_items(g, 1) != 0)
             return rfi_engine_nomem(err);
-        const size_t size = add_entry(g, pl, p, left, &number, r == 0, err);
+        const size_t size = add_entry(g, pl, &w, p, left, &number, r == 0, err);
         if (size == 0)
             return 1;
         p += size;

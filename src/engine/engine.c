@@ -65,6 +65,8 @@ static int from_memory(struct engine *e, rf_records *r)
     struct reader rd;
     if (rfi_reader_open(&rd, NULL, 0, e->delim, e->err) != 0)
         return 1;
+    if (e->csv)
+        rfi_reader_csv(&rd, 0);
     rfi_reader_prefix(&rd, r->data, r->size, -1, 0, "");
     e->size_hint = r->size;
     const int status = rfi_engine_external(e, &rd);
@@ -80,6 +82,25 @@ static int open_input(struct engine *e, const rf_engine_input *in, int *own)
     if (fd < 0)
         rfi_engine_fail(e->err, RF_EIO, RF_ENGINE_OP_INPUT, in->name, errno);
     return fd;
+}
+
+/* Where an input added to r at r->size == start begins: after the
+ * delimiter given to the previous input's unterminated last record, if
+ * one was. */
+static size_t input_start(const rf_records *r, size_t start)
+{
+    const int sealed = start > 0 && start < r->size && r->data[start] == r->delim &&
+                       r->data[start - 1] != r->delim;
+    return start + (sealed ? 1 : 0);
+}
+
+/* A CSV input read whole into r from `start`: refused if it ends inside
+ * quotes. */
+static int csv_open(struct engine *e, const rf_records *r, size_t start, const char *name)
+{
+    start = input_start(r, start);
+    const uint64_t line = rf_csv_open_quote_line(r->data + start, r->size - start);
+    return line ? rfi_engine_csv_open(e->err, name, line) : 0;
 }
 
 /* A mapped input that another input follows is copied into the records'
@@ -105,6 +126,11 @@ static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in,
     *slot = -1;
     feed_mapped(e, r);
     if (in->data) {
+        if (e->csv) {
+            const uint64_t line = rf_csv_open_quote_line(in->data, in->size);
+            if (line)
+                return rfi_engine_csv_open(e->err, in->name ? in->name : "", line);
+        }
         const int err = rf_records_add_bytes(r, in->data, in->size);
         return err ? rfi_engine_nomem(e->err) : 0;
     }
@@ -116,12 +142,18 @@ static int add_input(struct engine *e, rf_records *r, const rf_engine_input *in,
         *fd = -1;
         return 1;
     }
-    const size_t before = r->size;
+    const size_t start = r->size;
     const int err = rf_records_add_fd_max(r, *fd, limit, more);
-    if (!err && r->map_ && before == 0)
+    if (!err && r->map_ && start == 0)
         e->mapped = *slot; /* hashed when counted, or by feed_mapped */
     else if (!err)
-        rfi_watch_feed(&e->inputs, *slot, r->data + before, r->size - before);
+        rfi_watch_feed(&e->inputs, *slot, r->data + start, r->size - start);
+    if (!err && !*more && e->csv && csv_open(e, r, start, in->name) != 0) {
+        if (*own)
+            close(*fd);
+        *fd = -1;
+        return 1;
+    }
     if (err)
         rfi_engine_fail(e->err, err == ENOMEM ? RF_ENOMEM : RF_EIO,
                  err == ENOMEM ? RF_ENGINE_OP_NONE : RF_ENGINE_OP_READ, in->name, err);
@@ -140,11 +172,14 @@ static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t 
     rf_records r;
     rf_records_init(&r, e->delim);
     rf_records_defer_index(&r); /* the engines count and find records themselves */
+    if (e->csv)
+        rf_records_csv(&r);
     const size_t limit = e->budget / 2 < SIZE_MAX ? (size_t)(e->budget / 2) : SIZE_MAX;
     int status = 1;
     rfi_engine_phase(e, RF_ENGINE_READ, e->size_hint);
     for (size_t i = 0; i < n; i++) {
         int fd, own, more;
+        const size_t start = r.size;
         long slot;
         if (add_input(e, &r, &in[i], limit, &fd, &own, &more, &slot) != 0)
             goto done;
@@ -158,6 +193,8 @@ static int read_then_decide(struct engine *e, const rf_engine_input *in, size_t 
             }
             rd.watch = &e->inputs;
             rfi_reader_map(&rd, rfi_reader_window(e->budget));
+            if (e->csv) /* lines count from this input's start */
+                rfi_reader_csv(&rd, -(int64_t)rf_delims_count(r.data, input_start(&r, start), '\n'));
             rfi_reader_prefix(&rd, r.data, r.size, fd, own, in[i].name);
             rd.slot = slot; /* the input goes on on fd */
             status = rfi_engine_external(e, &rd);
@@ -183,6 +220,8 @@ static int run(struct engine *e, const rf_engine_input *in, size_t n)
         return 1;
     rd.watch = &e->inputs;
     rfi_reader_map(&rd, rfi_reader_window(e->budget));
+    if (e->csv)
+        rfi_reader_csv(&rd, 0);
     const int status = head_fits(e) ? rfi_engine_head(e, &rd) : rfi_engine_external(e, &rd);
     rfi_reader_close(&rd);
     return status;
@@ -191,6 +230,8 @@ static int run(struct engine *e, const rf_engine_input *in, size_t n)
 static int usable(const rf_engine_options *o, const rf_engine_input *in, size_t n,
                   const rf_engine_sink *s)
 {
+    if (o && o->csv && o->delim != '\n')
+        return 0;
     if (!o || !s || !s->begin || !s->writer || !s->room || !s->advance || (n > 0 && !in))
         return 0;
     for (size_t i = 0; i < n; i++)
@@ -210,6 +251,7 @@ rf_status rf_engine_shuffle(const rf_engine_options *o, const rf_engine_input *i
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
     struct engine e = {
         .delim = o->delim,
+        .csv = o->csv != 0,
         .header = o->header,
         .count = o->count,
         .budget = o->memory ? o->memory : rf_engine_default_memory(),

@@ -25,6 +25,7 @@ struct reader;
 
 struct engine {
     unsigned char delim;
+    int csv;               /* CSV records (bounds.h) */
     uint64_t header;       /* records kept in place */
     uint64_t count;        /* records to output; RF_ENGINE_ALL: every one */
     uint64_t budget;       /* bytes */
@@ -52,6 +53,9 @@ struct engine {
 /* Record the first error of a run in *err (later ones are consequences) and
  * return 1.  path may be NULL. */
 int rfi_engine_fail(rf_engine_error *err, rf_status st, rf_engine_op op, const char *path, int errnum);
+/* rfi_engine_fail for an input `path` whose last record, starting at line
+ * `line`, leaves a quote open (RF_EINVAL, RF_ENGINE_OP_CSV). */
+int rfi_engine_csv_open(rf_engine_error *err, const char *path, uint64_t line);
 /* rfi_engine_fail for a failed allocation. */
 int rfi_engine_nomem(rf_engine_error *err);
 /* rfi_engine_fail for a status of a library call (RF_ENOMEM included). */
@@ -73,6 +77,7 @@ struct layout {
     const unsigned char *data;
     uint64_t size;
     unsigned char delim;
+    int csv;          /* CSV records (bounds.h) */
     uint64_t header;  /* header records found (<= e->header) */
     uint64_t begin;   /* the records after the header start here */
     uint64_t m;       /* records after the header */

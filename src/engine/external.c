@@ -54,6 +54,7 @@
 
 #include "common/grow.h"
 #include "common/thread.h"
+#include "bounds.h"
 #include "engine_internal.h"
 #include "keyfiles.h"
 #include "reader.h"
@@ -466,7 +467,7 @@ static int scatter_close(struct ext *x, struct scatter *s)
 struct items {
     const struct bucket *b;
     const unsigned char *data;
-    unsigned char delim;
+    struct bounds bd;
     int fd;      /* the key file */
     int key_err; /* errno of a failed read, or 0 */
     int rec_bad; /* the records are not where pass 1 put them */
@@ -506,7 +507,7 @@ static rf_status record_offsets(void *ctx, uint64_t first, uint64_t *out, size_t
     const uint64_t at = b->starts[c];
     const uint64_t end = (c + 1 < blocks ? b->starts[c + 1] : b->bytes) - 1;
     out[0] = at;
-    if (rf_delims_find(it->data + at, (size_t)(end - at), it->delim, at, out + 1) == n - 1)
+    if (rfi_bounds_find(it->bd, it->data + at, (size_t)(end - at), at, out + 1) == n - 1)
         return RF_OK;
     __atomic_store_n(&it->rec_bad, 1, __ATOMIC_RELAXED);
     return RF_EINVAL;
@@ -543,6 +544,8 @@ static void ready_make(const struct ext *x, struct ready *rd)
 {
     const struct bucket *b = rd->b;
     rf_records_init(&rd->r, x->e->delim);
+    if (x->e->csv)
+        rf_records_csv(&rd->r);
     const struct rfi_keyfile *rf = &b->kb->f[REC], *kf = &b->kb->f[KEY];
     int e = lseek(rf->fd, 0, SEEK_SET) < 0 ? errno : rf_records_add_fd(&rd->r, rf->fd);
     if (!e && rd->r.size != b->bytes)
@@ -552,7 +555,7 @@ static void ready_make(const struct ext *x, struct ready *rd)
         rd->err_file = rf;
         return;
     }
-    struct items it = {b, rd->r.data, x->e->delim, kf->fd, 0, 0};
+    struct items it = {b, rd->r.data, {x->e->csv, x->e->delim}, kf->fd, 0, 0};
     uint64_t *order = malloc(b->records * sizeof *order);
     if (!order) {
         rd->nomem = 1;
@@ -686,6 +689,8 @@ static int split_bucket(struct ext *x, struct scatter *ps, unsigned i)
     else if (status == 0) {
         rd.op = RF_ENGINE_OP_TEMP_FILE;
         rfi_reader_map(&rd, rfi_reader_window(x->e->budget));
+        if (x->e->csv)
+            rfi_reader_csv(&rd, 0);
         if (lseek(kb->f[REC].fd, 0, SEEK_SET) < 0 || lseek(key_fd, 0, SEEK_SET) < 0)
             status = io_error(x, &kb->f[REC], errno);
         const unsigned char *data;
@@ -694,9 +699,10 @@ static int split_bucket(struct ext *x, struct scatter *ps, unsigned i)
         uint64_t keys[KEY_BATCH];
         size_t nkeys = 0, used = 0, outs = 0;
         uint64_t at = 0; /* offset of p in the bucket's record file */
+        const struct bounds bd = {x->e->csv, x->e->delim};
         while (status == 0 && (got = rfi_reader_next(&rd, &data, &len)) > 0) {
             for (const unsigned char *p = data, *end = data + len; p < end && status == 0;) {
-                const unsigned char *q = memchr(p, x->e->delim, (size_t)(end - p));
+                const unsigned char *q = p + rfi_bounds_nth(bd, p, (size_t)(end - p), 0);
                 if (used == nkeys) {
                     const ssize_t k = read(key_fd, keys, sizeof keys);
                     if (k <= 0 || k % (ssize_t)sizeof *keys != 0) {
@@ -821,7 +827,7 @@ int rfi_engine_external(struct engine *e, struct reader *rd)
     }
     rfi_engine_phase(e, RF_ENGINE_SCATTER, e->size_hint);
     struct walk w = {&x, s, 0};
-    rd->giant = rfi_reader_giant(e->budget);
+    rd->giant = e->csv ? 0 : rfi_reader_giant(e->budget); /* CSV: held whole */
     rd->spill = rfi_spill_write;
     rd->spill_ctx = &x.spill;
     if (scatter_open(&x, s, root) != 0 || rfi_engine_walk(e, rd, scatter_one, &w, &hbuf, &hlen) != 0) {

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "common/grow.h"
+#include "bounds.h"
 #include "engine_internal.h"
 #include "reader.h"
 #include "temp.h"
@@ -209,6 +210,8 @@ static int finish(struct engine *e, struct head *hd, uint64_t k, const unsigned 
     compact(hd); /* also leaves the candidates in input order */
     rf_records r;
     rf_records_init(&r, e->delim);
+    if (e->csv)
+        rf_records_csv(&r);
     rf_keyed *a = malloc((hd->n ? hd->n : 1) * sizeof *a);
     struct outline *outs = NULL;
     size_t nouts = 0, outs_cap = 0;
@@ -246,6 +249,7 @@ struct walk {
     struct head hd;
     uint64_t k;
     unsigned char delim;
+    struct bounds b;
     rf_engine_error *err;
 };
 
@@ -270,9 +274,9 @@ static int take(void *ctx, const struct walk_chunk *c)
         if (c->keys[i] > t)
             continue;
         if (i > item) /* skip records item .. i-1 */
-            at += rf_delims_nth(c->data + at, c->len - at, w->delim, i - item - 1) + 1;
+            at += rfi_bounds_nth(w->b, c->data + at, c->len - at, i - item - 1) + 1;
         const unsigned char *rec = c->data + at;
-        const unsigned char *end = memchr(rec, w->delim, c->len - at);
+        const unsigned char *end = rec + rfi_bounds_nth(w->b, rec, c->len - at, 0);
         if (c->out) { /* a proxy (n is 1): where its bytes are is held instead */
             unsigned char where[sizeof *c->out + 1];
             memcpy(where, c->out, sizeof *c->out);
@@ -291,14 +295,14 @@ static int take(void *ctx, const struct walk_chunk *c)
 
 int rfi_engine_head(struct engine *e, struct reader *rd)
 {
-    struct walk w = {.k = e->count, .delim = e->delim, .err = e->err};
+    struct walk w = {.k = e->count, .delim = e->delim, .b = {e->csv, e->delim}, .err = e->err};
     unsigned char *hbuf = NULL;
     size_t hlen = 0;
     int status = 1;
     struct temps t = {.e = e}; /* opened at the first out-of-line record */
     struct spill sp;
     rfi_spill_init(&sp, &t);
-    rd->giant = rfi_reader_giant(e->budget);
+    rd->giant = e->csv ? 0 : rfi_reader_giant(e->budget); /* CSV: held whole */
     rd->spill = rfi_spill_write;
     rd->spill_ctx = &sp;
     rfi_engine_phase(e, RF_ENGINE_READ, e->size_hint);

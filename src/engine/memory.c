@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "common/thread.h"
 #include "engine_internal.h"
 #include "records/bytesum.h"
@@ -34,21 +35,48 @@ int rfi_engine_memory_fits(const struct engine *e, const struct layout *l)
 struct counter {
     const struct layout *l;
     size_t *counts; /* per piece */
+    size_t *lfs;    /* CSV: per piece, its line feeds */
+    unsigned char *flips; /* CSV: per piece, whether it leaves quotes flipped */
     size_t lo, hi;  /* pieces */
     uint64_t sum;   /* of the pieces' bytes, when the layout is hashed */
 };
 
-/* A mapped file is hashed here too (watch.h), each piece right after its
- * count, while it is in the cache: no pass of its own over the file. */
+/* A CSV piece is counted as if it started outside quotes; started inside,
+ * every byte's side flips, so its record ends are its other line feeds and
+ * its end state flips too: the pieces are counted in parallel and their
+ * true states set in order afterwards (csv_resolve).  A mapped file is
+ * hashed here too (watch.h), each piece right after its count, while it is
+ * in the cache: no pass of its own over the file. */
 static void count_pieces(struct counter *c)
 {
     const struct layout *l = c->l;
     for (size_t i = c->lo; i < c->hi; i++) {
         const uint64_t at = l->begin + (uint64_t)i * PIECE;
         const uint64_t len = l->size - at < PIECE ? l->size - at : PIECE;
-        c->counts[i] = rf_delims_count(l->data + at, (size_t)len, l->delim);
+        if (l->csv) {
+            int quoted = 0;
+            c->counts[i] = rf_csv_count(l->data + at, (size_t)len, &quoted);
+            c->lfs[i] = rf_delims_count(l->data + at, (size_t)len, '\n');
+            c->flips[i] = (unsigned char)quoted;
+        } else {
+            c->counts[i] = rf_delims_count(l->data + at, (size_t)len, l->delim);
+        }
         if (l->hashed)
             c->sum += rfi_bytesum_range(l->data, l->size, at, at + len);
+    }
+}
+
+/* The CSV pieces' counts for the states they really start in; flips[i]
+ * becomes whether piece i starts inside quotes. */
+static void csv_resolve(size_t *counts, const size_t *lfs, unsigned char *flips, size_t pieces)
+{
+    unsigned char quoted = 0;
+    for (size_t i = 0; i < pieces; i++) {
+        const unsigned char flip = flips[i];
+        if (quoted)
+            counts[i] = lfs[i] - counts[i];
+        flips[i] = quoted;
+        quoted ^= flip;
     }
 }
 
@@ -60,7 +88,8 @@ static void *count_main(void *arg)
 
 /* counts[i] = delimiters in piece i, pieces shared among threads (a thread
  * that cannot start is counted here). */
-static void count_all(struct layout *l, size_t *counts, size_t pieces, unsigned threads)
+static void count_all(struct layout *l, size_t *counts, size_t *lfs, unsigned char *flips,
+                      size_t pieces, unsigned threads)
 {
     struct counter c[RFI_THREADS_MAX];
     pthread_t tid[RFI_THREADS_MAX];
@@ -69,7 +98,8 @@ static void count_all(struct layout *l, size_t *counts, size_t pieces, unsigned 
     if (threads > pieces)
         threads = pieces ? (unsigned)pieces : 1;
     for (unsigned t = 0; t < threads; t++) {
-        c[t] = (struct counter){l, counts, pieces * t / threads, pieces * (t + 1) / threads, 0};
+        c[t] = (struct counter){l, counts, lfs, flips, pieces * t / threads,
+                                pieces * (t + 1) / threads, 0};
         if (t > 0)
             started[t] = rfi_thread_start(&tid[t], count_main, &c[t]);
     }
@@ -86,8 +116,10 @@ static void count_all(struct layout *l, size_t *counts, size_t pieces, unsigned 
 
 /* Block starts: record c * BLOCK begins after the delimiter numbered
  * c * BLOCK - 1 (from 0) of the items' bytes. */
-static void find_blocks(struct layout *l, const size_t *counts, size_t pieces)
+static void find_blocks(struct layout *l, const size_t *counts, const unsigned char *quoted,
+                        size_t pieces)
 {
+    const struct bounds b = {l->csv, l->delim};
     uint64_t before = 0; /* delimiters in the pieces before piece i */
     size_t i = 0;
     l->starts[0] = l->begin;
@@ -97,20 +129,22 @@ static void find_blocks(struct layout *l, const size_t *counts, size_t pieces)
             before += counts[i++];
         const uint64_t at = l->begin + (uint64_t)i * PIECE;
         const uint64_t len = l->size - at < PIECE ? l->size - at : PIECE;
-        l->starts[c] = at + rf_delims_nth(l->data + at, (size_t)len, l->delim,
-                                          (size_t)(want - before)) + 1;
+        l->starts[c] = at + rfi_bounds_nth_from(b, l->data + at, (size_t)len,
+                                                (size_t)(want - before),
+                                                quoted ? quoted[i] : 0) + 1;
     }
 }
 
 int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *r)
 {
-    *l = (struct layout){.data = r->data, .size = r->size, .delim = r->delim};
+    *l = (struct layout){.data = r->data, .size = r->size, .delim = r->delim, .csv = e->csv};
     l->hashed = e->mapped >= 0 && r->map_ != NULL;
+    const struct bounds b = {e->csv, r->delim};
     /* The --header records: kept in place, before the items. */
     uint64_t head = 0;
     for (; head < e->header && l->begin < l->size; head++) {
         const size_t rest = (size_t)(l->size - l->begin);
-        l->begin += rf_delims_nth(l->data + l->begin, rest, l->delim, 0) + 1;
+        l->begin += rfi_bounds_nth(b, l->data + l->begin, rest, 0) + 1;
     }
     if (l->begin > l->size)
         l->begin = l->size; /* the header ended with an unterminated record */
@@ -122,9 +156,18 @@ int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *
     const uint64_t bytes = l->size - l->begin;
     const size_t pieces = (size_t)((bytes + PIECE - 1) / PIECE);
     size_t *counts = malloc(pieces * sizeof *counts);
-    if (!counts)
+    size_t *lfs = e->csv ? malloc(pieces * sizeof *lfs) : NULL;
+    unsigned char *flips = e->csv ? malloc(pieces) : NULL;
+    if (!counts || (e->csv && (!lfs || !flips))) {
+        free(counts);
+        free(lfs);
+        free(flips);
         return rfi_engine_nomem(e->err);
-    count_all(l, counts, pieces, e->threads);
+    }
+    count_all(l, counts, lfs, flips, pieces, e->threads);
+    if (e->csv)
+        csv_resolve(counts, lfs, flips, pieces);
+    free(lfs);
     uint64_t delims = 0;
     for (size_t i = 0; i < pieces; i++)
         delims += counts[i];
@@ -133,10 +176,12 @@ int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *
     l->blocks = (l->m + BLOCK - 1) / BLOCK;
     if (!(l->starts = malloc(l->blocks * sizeof *l->starts))) {
         free(counts);
+        free(flips);
         return rfi_engine_nomem(e->err);
     }
-    find_blocks(l, counts, pieces);
+    find_blocks(l, counts, flips, pieces);
     free(counts);
+    free(flips);
     return 0;
 }
 
@@ -174,7 +219,8 @@ static rf_status block_offsets(void *ctx, uint64_t first, uint64_t *out, size_t 
     const uint64_t end = c + 1 < l->blocks ? l->starts[c + 1] - 1
                                            : l->size - (l->terminated ? 1 : 0);
     out[0] = at;
-    const size_t got = rf_delims_find(l->data + at, (size_t)(end - at), l->delim, at, out + 1);
+    const struct bounds b = {l->csv, l->delim};
+    const size_t got = rfi_bounds_find(b, l->data + at, (size_t)(end - at), at, out + 1);
     return got == n - 1 ? RF_OK : RF_EINVAL;
 }
 

@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bounds.h"
 #include "engine_internal.h"
+#include "records/csv_scan.h"
 
 /* 1 MiB reads: the syscall cost disappears against the copy. */
 #define READ_BLOCK ((size_t)1 << 20)
@@ -30,6 +32,43 @@ int rfi_reader_open(struct reader *rd, const rf_engine_input *inputs, size_t n, 
         return rfi_engine_nomem(err);
     rd->cap = READ_BLOCK;
     return 0;
+}
+
+void rfi_reader_csv(struct reader *rd, int64_t line_base)
+{
+    rd->csv = 1;
+    rd->giant = 0;
+    rd->csv_lines = line_base;
+}
+
+/* The end of the whole records at the front of p[0..len) (0: none). */
+static size_t whole(const struct reader *rd, const unsigned char *p, size_t len)
+{
+    const struct bounds b = {rd->csv, rd->delim};
+    return rfi_bounds_whole(b, p, len);
+}
+
+/* A block of the current input handed out: its lines counted (CSV). */
+static void handed(struct reader *rd, const unsigned char *p, size_t len)
+{
+    if (rd->csv)
+        rd->csv_lines += (int64_t)rf_delims_count(p, len, '\n');
+}
+
+/* The buffer's whole records (CSV), searched from where the last search
+ * stopped, so that a long record read in small pieces is searched once. */
+static size_t buffer_whole(struct reader *rd)
+{
+    const unsigned char *s = rd->buf + rd->start;
+    const size_t len = rd->end - rd->start;
+    if (!rd->csv)
+        return whole(rd, s, len);
+    struct rf_csv_state_ st = {rd->csv_quoted, 0, 0};
+    (void)rf_csv_best_()(s + rd->csv_scanned, len - rd->csv_scanned, 0, NULL, SIZE_MAX, &st);
+    const size_t w = st.last ? rd->csv_scanned + st.last : 0;
+    rd->csv_scanned = len - w;
+    rd->csv_quoted = st.quoted;
+    return w;
 }
 
 size_t rfi_reader_window(uint64_t budget)
@@ -139,6 +178,7 @@ static int open_next(struct reader *rd)
 {
     const rf_engine_input *in = &rd->inputs[rd->next_input++];
     rd->name = in->name ? in->name : "";
+    rd->csv_lines = 0; /* everything before was handed out */
     if (in->data) {
         rfi_reader_prefix(rd, in->data, in->size, -1, 0, rd->name);
         return 0;
@@ -191,12 +231,13 @@ static int next_window(struct reader *rd, const unsigned char **data, size_t *le
     rd->map_len = n;
     const unsigned char *p = (const unsigned char *)m + (off - start);
     const size_t avail = (size_t)(start + n - off);
-    const unsigned char *q = memrchr(p, rd->delim, avail);
-    if (q) {
+    const size_t w = whole(rd, p, avail);
+    if (w) {
         *data = p;
-        *len = (size_t)(q - p) + 1;
+        *len = w;
         rd->fpos += *len;
         rd->bytes += *len;
+        handed(rd, p, w);
         rd->block_mapped = 1;
         return 1;
     }
@@ -296,12 +337,16 @@ static int spill_rest(struct reader *rd, const unsigned char **data, size_t *len
 /* The prefix's whole records, straight from the caller's memory; its
  * unfinished last record is copied to the buffer to be completed, or,
  * already long enough to go out of line, spilled from where it is. */
+static size_t whole_of(struct reader *rd, const unsigned char *p, size_t n)
+{
+    return whole(rd, p, n);
+}
+
 static int from_prefix(struct reader *rd, const unsigned char **data, size_t *len)
 {
     const unsigned char *p = rd->prefix;
     const size_t n = rd->prefix_len;
-    const unsigned char *q = memrchr(p, rd->delim, n);
-    const size_t whole = q ? (size_t)(q - p) + 1 : 0;
+    const size_t whole = whole_of(rd, p, n);
     rd->prefix = NULL;
     if (rd->giant && n - whole >= rd->giant) {
         if (spill_start(rd, p + whole, n - whole) != 0)
@@ -314,17 +359,38 @@ static int from_prefix(struct reader *rd, const unsigned char **data, size_t *le
     }
     *data = p;
     *len = whole;
+    handed(rd, p, whole);
     return whole > 0;
+}
+
+/* A CSV input that ends inside quotes: the line where its last record
+ * starts. */
+static int open_quote(struct reader *rd)
+{
+    const uint64_t line =
+        rf_csv_open_quote_line(rd->buf + rd->start, rd->end - rd->start);
+    if (line == 0)
+        return 0;
+    const int64_t at = rd->csv_lines + (int64_t)line;
+    rfi_engine_csv_open(rd->err, rd->name, at > 0 ? (uint64_t)at : 1);
+    return -1;
 }
 
 /* End of the current input: its last record gets its delimiter. */
 static int end_of_input(struct reader *rd)
 {
+    if (rd->csv && rd->end > rd->start && open_quote(rd) != 0)
+        return -1;
     close_input(rd);
     if (rd->end > rd->start && rd->buf[rd->end - 1] != rd->delim) {
         if (make_room(rd, 1) != 0)
             return nomem(rd);
         rd->buf[rd->end++] = rd->delim;
+    }
+    if (rd->csv) { /* the next input's lines: its bytes still buffered do not count */
+        rd->csv_lines = -(int64_t)rf_delims_count(rd->buf + rd->start, rd->end - rd->start, '\n');
+        rd->csv_scanned = 0;
+        rd->csv_quoted = 0;
     }
     return 0;
 }
@@ -343,15 +409,18 @@ int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len)
             return spill_rest(rd, data, len);
         if (rd->end > rd->start) {
             const unsigned char *s = rd->buf + rd->start;
-            const unsigned char *q = memrchr(s, rd->delim, rd->end - rd->start);
-            if (q) {
+            const size_t w = buffer_whole(rd);
+            if (w) {
                 *data = s;
-                *len = (size_t)(q - s) + 1;
+                *len = w;
                 rd->start += *len;
+                handed(rd, s, w);
                 return 1;
             }
         }
-        if (rd->fd < 0 && rd->end > rd->start && rd->buf[rd->end - 1] != rd->delim) {
+        /* (CSV: whatever is left, even ending with a line feed, is unfinished) */
+        if (rd->fd < 0 && rd->end > rd->start &&
+            (rd->csv || rd->buf[rd->end - 1] != rd->delim)) {
             if (end_of_input(rd) != 0) /* a prefix that ended inside a record */
                 return -1;
             continue;

@@ -58,6 +58,18 @@ struct reader {
     uint64_t spilled;  /* bytes passed to spill so far */
     int in_giant;      /* a record is being spilled */
     struct spilled last; /* the record of the last proxy handed out */
+    /* CSV records (rf_engine_options.csv): records end at line feeds
+     * outside quotes; giant is then 0 (a record is held whole).  The
+     * buffer's bytes buf[start .. start + csv_scanned) have been searched
+     * for record ends (none found after the last handed out), and csv_quoted
+     * says whether the byte after them lies inside quotes.  csv_lines: the
+     * line feeds of the current input handed out so far (plus csv_line_base,
+     * for a prefix that begins before the input does), for the line of a
+     * record that leaves a quote open at the end of its input. */
+    int csv;
+    size_t csv_scanned;
+    int csv_quoted;
+    int64_t csv_lines;
 };
 
 /* Start reading inputs[0..n) (which must outlive rd); failures are
@@ -95,6 +107,11 @@ void rfi_reader_prefix(struct reader *rd, const unsigned char *prefix, size_t le
  * spill stream); returns 0 at the end of the last input, or -1 with the
  * error recorded.  The block stays valid until the next call. */
 int rfi_reader_next(struct reader *rd, const unsigned char **data, size_t *len);
+
+/* Cut CSV records (see struct reader).  Before the first rfi_reader_next;
+ * line_base is added to the line feeds counted in the first input (minus
+ * those of a prefix's bytes that belong to earlier inputs). */
+void rfi_reader_csv(struct reader *rd, int64_t line_base);
 
 /* Feed p[0..n), bytes of the block handed out last when rd->block_mapped,
  * to the current input's watch entry (in order, each byte once). */

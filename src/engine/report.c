@@ -12,6 +12,7 @@ int rfi_engine_fail(rf_engine_error *err, rf_status st, rf_engine_op op, const c
     err->status = st;
     err->op = op;
     err->err = errnum;
+    err->line = 0;
     snprintf(err->path, sizeof err->path, "%s", path ? path : "");
     return 1;
 }
@@ -73,6 +74,10 @@ size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_t len)
     case RF_ENGINE_OP_CHANGED:
         n = snprintf(buf, len, "%s: file changed as we read it", e->path);
         break;
+    case RF_ENGINE_OP_CSV:
+        n = snprintf(buf, len, "%s: unterminated quote in the CSV record starting at line %llu",
+                     e->path, (unsigned long long)e->line);
+        break;
     case RF_ENGINE_OP_TEMP_REMOVE:
         n = snprintf(buf, len, "cannot remove the temporary directory %s", e->path);
         break;
@@ -84,4 +89,13 @@ size_t rf_engine_error_message(const rf_engine_error *e, char *buf, size_t len)
         break;
     }
     return n < 0 ? 0 : (size_t)n;
+}
+
+int rfi_engine_csv_open(rf_engine_error *err, const char *path, uint64_t line)
+{
+    if (err->status != RF_OK)
+        return 1;
+    rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_CSV, path, 0);
+    err->line = line;
+    return 1;
 }

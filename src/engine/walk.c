@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
 #include "engine_internal.h"
 #include "reader.h"
 #include "walk.h"
@@ -36,17 +37,17 @@ static int append(unsigned char **buf, size_t *len, const unsigned char *p, size
 
 /* The --header records at the front of a block go to *hbuf: all of the
  * block, or up to the end of the last header record. */
-static int take_header(unsigned char delim, uint64_t *left, const unsigned char **data,
+static int take_header(struct bounds b, uint64_t *left, const unsigned char **data,
                        size_t *len, unsigned char **hbuf, size_t *hlen)
 {
     const size_t k = *left - 1 < SIZE_MAX ? (size_t)(*left - 1) : SIZE_MAX;
-    const size_t at = rf_delims_nth(*data, *len, delim, k);
+    const size_t at = rfi_bounds_nth(b, *data, *len, k);
     size_t n = *len;
     if (at < *len) {
         n = at + 1;
         *left = 0;
     } else {
-        *left -= rf_delims_count(*data, *len, delim);
+        *left -= rfi_bounds_count(b, *data, *len);
     }
     if (append(hbuf, hlen, *data, n) != 0)
         return 1;
@@ -57,14 +58,14 @@ static int take_header(unsigned char delim, uint64_t *left, const unsigned char 
 
 /* The length of the next chunk of p[0..len) (which ends with a delimiter):
  * whole records, about CHUNK bytes, at least one record. */
-static size_t chunk_len(const unsigned char *p, size_t len, unsigned char delim)
+static size_t chunk_len(const unsigned char *p, size_t len, struct bounds b)
 {
     if (len <= CHUNK)
         return len;
-    const unsigned char *q = memrchr(p, delim, CHUNK);
-    if (!q)
-        q = memchr(p + CHUNK, delim, len - CHUNK);
-    return (size_t)(q - p) + 1;
+    const size_t w = rfi_bounds_whole(b, p, CHUNK);
+    if (w)
+        return w;
+    return rfi_bounds_nth(b, p, len, 0) + 1;
 }
 
 /* Keys on a helper thread (walk_keys.h) when there is a second thread and
@@ -79,17 +80,17 @@ static int walk_block(struct engine *e, struct walk_keys *wk, struct reader *rd,
                       const unsigned char *p, size_t len, const struct spilled *out,
                       engine_chunk_fn fn, void *ctx)
 {
-    const unsigned char delim = e->delim;
+    const struct bounds b = {e->csv, e->delim};
     while (len > 0) {
-        size_t c = chunk_len(p, len, delim);
-        size_t n = rf_delims_count(p, c, delim);
+        size_t c = chunk_len(p, len, b);
+        size_t n = rfi_bounds_count(b, p, c);
         if (wk->avail == 0) {
             const rf_status st = rfi_walk_keys_more(wk, n);
             if (st != RF_OK)
                 return rfi_engine_status(e->err, st);
         }
         if (n > wk->avail) { /* the keys at hand end first: a shorter chunk */
-            c = rf_delims_nth(p, c, delim, wk->avail - 1) + 1;
+            c = rfi_bounds_nth(b, p, c, wk->avail - 1) + 1;
             n = wk->avail;
         }
         const struct walk_chunk ch = {wk->next, p, c, n, wk->keys, out};
@@ -115,6 +116,7 @@ int rfi_engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn 
     /* The header records go to the sink's begin in one piece: they are
      * never put out of line. */
     const size_t giant = rd->giant;
+    const struct bounds hb = {e->csv, e->delim};
     if (header_left > 0)
         rd->giant = 0;
     if (st != RF_OK) {
@@ -123,7 +125,7 @@ int rfi_engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn 
     }
     while ((got = rfi_reader_next(rd, &data, &len)) > 0) {
         const unsigned char *block = data;
-        if (header_left > 0 && take_header(e->delim, &header_left, &data, &len, hbuf, hlen)) {
+        if (header_left > 0 && take_header(hb, &header_left, &data, &len, hbuf, hlen)) {
             rfi_engine_nomem(e->err);
             break;
         }
@@ -142,14 +144,14 @@ int rfi_engine_walk_chunks(struct engine *e, struct reader *rd, engine_chunk_fn 
 struct each {
     engine_record_fn fn;
     void *ctx;
-    unsigned char delim;
+    struct bounds b;
     uint64_t *ends; /* CHUNK entries: a chunk has at most CHUNK records */
 };
 
 static int each_record(void *ctx, const struct walk_chunk *c)
 {
     const struct each *w = ctx;
-    const size_t n = rf_delims_find(c->data, c->len, w->delim, 0, w->ends);
+    const size_t n = rfi_bounds_find(w->b, c->data, c->len, 0, w->ends);
     size_t at = 0;
     for (size_t i = 0; i < n; i++) {
         if (w->fn(w->ctx, c->keys[i], c->data + at, (size_t)w->ends[i] - at, c->out) != 0)
@@ -162,7 +164,7 @@ static int each_record(void *ctx, const struct walk_chunk *c)
 int rfi_engine_walk(struct engine *e, struct reader *rd, engine_record_fn fn, void *ctx,
                 unsigned char **hbuf, size_t *hlen)
 {
-    struct each w = {fn, ctx, e->delim, malloc(CHUNK * sizeof *w.ends)};
+    struct each w = {fn, ctx, {e->csv, e->delim}, malloc(CHUNK * sizeof *w.ends)};
     if (!w.ends)
         return rfi_engine_nomem(e->err);
     const int status = rfi_engine_walk_chunks(e, rd, each_record, &w, hbuf, hlen);

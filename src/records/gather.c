@@ -381,7 +381,10 @@ static size_t offs_size(const void *ctx, size_t i, size_t cap)
     const struct offs_src *o = ctx;
     const uint64_t off = o->offs[i];
     const size_t avail = o->r->size - (size_t)off, lim = avail < cap ? avail : cap;
-    const unsigned char *p = o->r->data + off, *q = memchr(p, o->r->delim, lim);
+    const unsigned char *p = o->r->data + off;
+    if (o->r->csv_)
+        return rf_csv_nth(p, lim, 0) + 1;
+    const unsigned char *q = memchr(p, o->r->delim, lim);
     return (q ? (size_t)(q - p) : lim) + 1;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "csv_scan.h"
 #include "records_priv.h"
 #include "records_scan.h"
 
@@ -37,13 +38,19 @@ static void block_free(void *p, size_t cap)
 RF_API void rf_records_free(rf_records *r)
 {
     const unsigned char delim = r->delim;
-    const int lazy = r->lazy_;
+    const int lazy = r->lazy_, csv = r->csv_;
     if (r->map_)
         munmap(r->map_, r->map_len_);
     block_free(r->buf_, r->cap_);
     block_free(r->offs, r->offs_cap_);
     rf_records_init(r, delim);
     r->lazy_ = lazy;
+    r->csv_ = csv;
+}
+
+RF_API void rf_records_csv(rf_records *r)
+{
+    r->csv_ = 1;
 }
 
 RF_API void rf_records_defer_index(rf_records *r)
@@ -165,7 +172,13 @@ int rf_records_scan_(rf_records *r)
         const size_t len = r->size - at < SCAN_SLICE ? r->size - at : SCAN_SLICE;
         if (reserve_offsets(r, len))
             return ENOMEM;
-        r->found_ += scan(r->data + at, len, r->delim, at, r->offs + r->found_);
+        if (r->csv_) {
+            struct rf_csv_state_ st = {r->quoted_, 0, 0};
+            r->found_ += rf_csv_best_()(r->data + at, len, at, r->offs + r->found_, SIZE_MAX, &st);
+            r->quoted_ = st.quoted;
+        } else {
+            r->found_ += scan(r->data + at, len, r->delim, at, r->offs + r->found_);
+        }
         r->scanned_ = at + len;
     }
     return 0;
@@ -184,6 +197,8 @@ RF_API int rf_records_index(rf_records *r)
 RF_API size_t rf_records_length(const rf_records *r, uint64_t off)
 {
     const unsigned char *p = r->data + off;
+    if (r->csv_)
+        return rf_csv_nth(p, r->size - (size_t)off, 0);
     const unsigned char *q = memchr(p, r->delim, r->size - (size_t)off);
     return q ? (size_t)(q - p) : r->size - (size_t)off;
 }

@@ -4,6 +4,7 @@
  * the portable reference, as far as each was built.
  */
 #include "common/cpu.h"
+#include "csv_scan.h"
 #include "records_scan.h"
 
 rf_scan_fn_ rf_scan_best_(void)
@@ -37,4 +38,13 @@ rf_nth_fn_ rf_nth_best_(void)
         return rf_nth_avx2_;
 #endif
     return rf_nth_ref_;
+}
+
+rf_csv_fn_ rf_csv_best_(void)
+{
+#if defined(RF_HAVE_CSV_AVX2)
+    if (rfi_cpu_avx2())
+        return rf_csv_scan_avx2_;
+#endif
+    return rf_csv_scan_ref_;
 }

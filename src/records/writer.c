@@ -168,6 +168,19 @@ static size_t fill_one(const rf_records *r, uint64_t off, unsigned char *dst, si
     return n + 1;
 }
 
+/* fill_one for CSV records (rf_records_csv). */
+static size_t fill_one_csv(const rf_records *r, uint64_t off, unsigned char *dst, size_t room)
+{
+    const unsigned char *p = r->data + off;
+    const size_t avail = r->size - (size_t)off, lim = avail < room ? avail : room;
+    const size_t n = rf_csv_nth(p, lim, 0);
+    if (n >= room)
+        return 0;
+    memcpy(dst, p, n);
+    dst[n] = r->delim;
+    return n + 1;
+}
+
 /* Copies one record as fill_one does; the fill loop takes one, inlined. */
 typedef size_t copy_fn(const rf_records *r, uint64_t off, unsigned char *dst, size_t room);
 
@@ -198,6 +211,12 @@ static size_t fill_portable(const rf_records *r, const uint64_t *offs, size_t co
                             unsigned char *buf, size_t cap, size_t *len)
 {
     return fill_loop(r, offs, count, buf, cap, len, fill_one);
+}
+
+static size_t fill_csv(const rf_records *r, const uint64_t *offs, size_t count,
+                       unsigned char *buf, size_t cap, size_t *len)
+{
+    return fill_loop(r, offs, count, buf, cap, len, fill_one_csv);
 }
 
 #if defined(RF_HAVE_DELIMS_AVX2)
@@ -320,6 +339,8 @@ size_t rfi_records_fill_padded(const uint64_t *addr, size_t count, unsigned char
 size_t rfi_records_fill(const rf_records *r, const uint64_t *offs, size_t count,
                         unsigned char *buf, size_t cap, size_t *len)
 {
+    if (r->csv_)
+        return fill_csv(r, offs, count, buf, cap, len);
 #if defined(RF_HAVE_DELIMS_AVX2)
     if (rfi_cpu_avx2())
         return fill_avx2(r, offs, count, buf, cap, len);

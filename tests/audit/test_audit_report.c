@@ -52,7 +52,8 @@ static const char golden_json[] =
     "{\"schema\": \"riffle-audit/1\", \"subject\": \"naive\", \"kind\": \"builtin\", "
     "\"mode\": \"exact\", \"fair_by_design\": false, \"param\": null, \"seed\": null, "
     "\"alpha\": 0.001, \"verdict\": \"biased\", \"reason\": \"not uniform\", "
-    "\"exit_status\": 2, \"seconds\": 0, \"command\": null, \"sizes\": [{\"n\": 3, "
+    "\"exit_status\": 2, \"seconds\": 0, \"command\": null, \"certification\": null, "
+    "\"sizes\": [{\"n\": 3, "
     "\"exact\": {\"method\": \"dynamic programme over orderings\", \"paths\": 0, "
     "\"full\": true, \"orderings\": 6, \"support\": 6, \"distinct\": 2, "
     "\"min\": {\"fraction\": \"4/27\", \"value\": 0.14814814814814814}, \"argmin\": 0, "
@@ -98,6 +99,10 @@ static void json_statistical_fields(void **state)
         "\"tests\": [{\"name\": \"orderings\"", "\"name\": \"item-position\"",
         "\"name\": \"fixed-points\"", "\"name\": \"rising-sequences\"",
         "\"name\": \"successions\"", "\"name\": \"duplicate-orderings\"",
+        "\"name\": \"runs\"", "\"name\": \"serial-correlation\"", "\"name\": \"poker\"",
+        "\"name\": \"gap\"", "\"name\": \"coupon-collector\"", "\"level_99\": \"pass\"",
+        "\"certification\": null", "\"pairs_of_games\": 4999", "\"runs_counts\": [",
+        "\"serial_z\": [", "\"poker_counts\": null", "\"gap_counts\": [",
         "\"applicable\": ", "\"statistic\": ", "\"df\": ", "\"p_value\": ",
         "\"adjusted_p\": ", "\"detectable_w\": ", "\"note\": ", "\"blocks\": 5", "\"position_counts\": [[",
         "\"fixed_point_counts\": [", "\"rising_sequence_counts\": [",

@@ -3,7 +3,7 @@
 # of the C and C++ files that git knows (tracked or new, not ignored):
 #   1. src/<layer>/ includes public headers ("riffle*.h"), headers of its own
 #      folder (plain name) and headers of LOWER layers ("layer/name.h"), in the
-#      order common < rng < uniform < permute < keyed < perm < sample < rank <
+#      order common < rng < uniform < permute < fair < keyed < perm < sample < rank <
 #      records < engine < dist;
 #   2. audit/ includes public headers and its own;
 #   3. cli/ includes public headers, audit/ headers and its own;
@@ -44,13 +44,13 @@ done < "$tmp/sources"
 
 awk -v present="$tmp/present" '
 BEGIN {
-    nl = split("common rng uniform permute keyed perm sample rank records engine dist", L, " ")
+    nl = split("common rng uniform permute fair keyed perm sample rank records engine dist", L, " ")
     for (i = 1; i <= nl; i++) rank[L[i]] = i
     while ((getline f < present) > 0) exists[f] = 1
     close(present)
     ntests = 8
     desc[1] = "src/<layer>/ includes only public, own-folder and lower-layer headers (" \
-              "common < rng < uniform < permute < keyed < perm < sample < rank < records < engine < dist)"
+              "common < rng < uniform < permute < fair < keyed < perm < sample < rank < records < engine < dist)"
     desc[2] = "audit/ includes only public headers and its own"
     desc[3] = "cli/ includes only public headers, audit/ headers and its own"
     desc[4] = "tests/ include only public headers, src internals as \"layer/name.h\", tests/lib and audit/ headers"

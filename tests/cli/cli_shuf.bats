@@ -466,7 +466,8 @@ sorted_z() { LC_ALL=C sort -z "$1"; }
     [ -f "$man" ]
     for opt in echo input-range head-count output random-source repeat zero-terminated \
                help version seed rng header deck deck-file hands players cards kitty \
-               preset unicode json rank count csv decks cut; do
+               preset unicode json rank count csv decks cut commit client-seed nonce \
+               save-seed server-seed server-seed-file deal; do
         needle="\\-\\-${opt//-/\\-}"   # roff spells --a-b as \-\-a\-b
         grep -qF -- "$needle" "$man" || { echo "missing $needle"; false; }
     done
