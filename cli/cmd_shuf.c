@@ -587,7 +587,7 @@ static int run(const struct shuf_opts *o)
     if (o->have_range && !o->repeat)
         return run_range(o);
     if (o->key.field) { /* --key: a split by key (-i, -n, -r refused) */
-        if (!shuf_keyroute_fits(o)) /* -e, --csv, > 64 compressed parts */
+        if (!shuf_keyroute_fits(o)) /* -e, > 64 compressed parts: in memory */
             return shuf_run_bykey(o);
         struct progress p;
         progress_init(&p, o->progress);

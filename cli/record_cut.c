@@ -13,6 +13,42 @@ void record_cut_init(struct record_cut *c, unsigned char delim, record_cut_fn *e
     c->ctx = ctx;
 }
 
+void record_cut_csv(struct record_cut *c)
+{
+    c->csv = 1;
+}
+
+/* The line feed outside quotes that ends the record in b[0..end), c->quoted
+ * saying whether b[0] is inside quotes; NULL when none, c->quoted then set
+ * for the byte after end.  Every quote toggles, as the library's CSV scan
+ * reads them (src/records/csv_ref.c): one memchr for the next quote and one
+ * for a line feed before it, so each byte is read at most twice. */
+static const unsigned char *csv_end(struct record_cut *c, const unsigned char *b,
+                                    const unsigned char *end)
+{
+    while (b < end) {
+        const unsigned char *q = memchr(b, '"', (size_t)(end - b));
+        if (!c->quoted) {
+            const unsigned char *lf = memchr(b, '\n', (size_t)((q ? q : end) - b));
+            if (lf)
+                return lf;
+        }
+        if (!q)
+            return NULL;
+        c->quoted = !c->quoted;
+        b = q + 1;
+    }
+    return NULL;
+}
+
+static const unsigned char *record_end(struct record_cut *c, const unsigned char *b,
+                                       const unsigned char *end)
+{
+    if (c->csv)
+        return csv_end(c, b, end);
+    return memchr(b, c->delim, (size_t)(end - b));
+}
+
 /* Append b[0..len) to the carried bytes.  0 or -1. */
 static int carry(struct record_cut *c, const unsigned char *b, size_t len)
 {
@@ -38,7 +74,7 @@ int record_cut_feed(struct record_cut *c, const void *bytes, size_t len)
 {
     const unsigned char *b = bytes, *end = b + len;
     while (b < end) {
-        const unsigned char *d = memchr(b, c->delim, (size_t)(end - b));
+        const unsigned char *d = record_end(c, b, end);
         if (!d)
             return carry(c, b, (size_t)(end - b));
         int r;
@@ -68,6 +104,7 @@ int record_cut_end(struct record_cut *c)
         return 0;
     const int r = c->each(c->ctx, c->carry, c->carry_len);
     c->carry_len = 0;
+    c->quoted = 0;
     return r;
 }
 

@@ -21,6 +21,8 @@ typedef int record_cut_fn(void *ctx, const unsigned char *rec, size_t len);
 
 struct record_cut {
     unsigned char delim;
+    int csv;              /* CSV records: delim only outside quotes */
+    int quoted;           /* private: the carried bytes leave a quote open */
     record_cut_fn *each;
     void *ctx;
     unsigned char *carry; /* private */
@@ -28,6 +30,10 @@ struct record_cut {
 };
 
 void record_cut_init(struct record_cut *c, unsigned char delim, record_cut_fn *each, void *ctx);
+/* CSV records (riffle_io.h, "CSV records"): a record ends at a line feed
+ * outside double quotes, every quote opening or closing them.  Before the
+ * first piece; the delimiter must be '\n'. */
+void record_cut_csv(struct record_cut *c);
 /* Hand every complete record of what came so far and bytes[0..len) to
  * each.  Returns 0, the nonzero value of each that stopped (the rest of the
  * piece is dropped), or -1 when out of memory to carry a record. */

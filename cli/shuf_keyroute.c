@@ -1,9 +1,11 @@
 /*
  * shuf_keyroute.c -- `riffle --key=FIELD --split=SPEC` at any size.  The
  * engine writes the full shuffle (shuf_engine.h: in memory or external,
- * --memory, --threads, -T, compressed inputs) into a pipe; a router thread
- * cuts the pipe's bytes into records and writes each one to the part of its
- * key, through a writer per part.
+ * --memory, --threads, -T, compressed inputs, --csv) into a pipe; a router
+ * thread cuts the pipe's bytes into records (record_cut.h: CSV records at
+ * line feeds outside quotes) and writes each one to the part of its key,
+ * through a writer per part.  A CSV key column named in the header is
+ * found in the header the engine hands over first.
  *
  * Why these are the bytes of shuf_bykey.c: there a record's part is a
  * function of the seed, its key and the spec only, and inside a part the
@@ -22,9 +24,8 @@
  *
  * Compressed parts are written in any order too, so each has a compressor
  * thread of its own (compress.h) rather than output.c's one for all.
- * The in-memory split (shuf_bykey.c) stays for -e, for --csv (records that
- * may hold the delimiter) and for more compressed parts than that many
- * threads; on files it costs about the same CPU time
+ * The in-memory split (shuf_bykey.c) stays for -e and for more compressed
+ * parts than that many threads; on files it costs about the same CPU time
  * (docs/BENCHMARKS_CLI.md).
  */
 #include <errno.h>
@@ -73,6 +74,7 @@ struct router {
     const struct shuf_opts *o;
     struct cli_output *out;
     struct cli_inflow *flow;
+    struct key_field key;     /* --key, its CSV column resolved by begin */
     rf_keyhash hk;
     size_t parts;
     rf_writer *w;             /* one per part */
@@ -110,7 +112,7 @@ static int route_record(void *ctx, const unsigned char *rec, size_t len)
     struct router *r = ctx;
     const unsigned char *k;
     size_t klen, part;
-    if (key_field_find(&r->o->key, rec, len, &k, &klen) != 0) {
+    if (key_field_find(&r->key, rec, len, &k, &klen) != 0) {
         const size_t q = len < QUOTED_MAX ? len : QUOTED_MAX;
         memcpy(r->quoted, rec, q);
         r->quoted[q] = '\0';
@@ -197,11 +199,21 @@ static int start_router(struct router *r)
     return e;
 }
 
+/* --csv --key=NAME: the column named in the first header record. */
+static int resolve_key(struct router *r, const unsigned char *header, size_t len)
+{
+    if (r->key.field != KEY_FIELD_BY_NAME)
+        return 0;
+    const size_t first = len ? rf_csv_nth(header, len, 0) : 0;
+    const char *file = r->o->n_operands > 0 ? r->o->operands[0] : "-";
+    return key_field_resolve(&r->key, len ? header : NULL, first, file, "key");
+}
+
 /* Every input is read: the header to every part, then the router. */
 static int route_begin(void *ctx, const void *header, size_t len, uint64_t records)
 {
     struct router *r = ctx;
-    if (inflow_check(r->flow) != 0)
+    if (inflow_check(r->flow) != 0 || resolve_key(r, header, len) != 0)
         return -1;
     r->announced = records;
     for (size_t i = 0; i < r->parts; i++)
@@ -270,7 +282,8 @@ static int stop_router(struct router *r, int flush)
 struct finder {
     const struct key_field *key;
     uint64_t header; /* header records still to skip */
-    uint64_t line;   /* of the current input */
+    uint64_t line;   /* of the current input: where the last record starts */
+    uint64_t next;   /* where the next one starts */
 };
 
 static int find_each(void *ctx, const unsigned char *rec, size_t len)
@@ -278,7 +291,9 @@ static int find_each(void *ctx, const unsigned char *rec, size_t len)
     struct finder *f = ctx;
     const unsigned char *k;
     size_t klen;
-    f->line++;
+    /* Lines, not records: a CSV record may span several. */
+    f->line = f->next;
+    f->next += 1 + (f->key->csv ? rf_delims_count(rec, len, '\n') : 0);
     if (f->header > 0) {
         f->header--;
         return 0;
@@ -334,7 +349,8 @@ static void drain(const rf_engine_input *in, size_t n, unsigned char *buf)
  * shuf_bykey.c does.  Returns 0 once reported; -1 when standard input (read
  * once) is among the inputs, or no keyless record is found (the inputs
  * changed), or they cannot be read again. */
-static int report_line(const struct shuf_opts *o, unsigned char *buf)
+static int report_line(const struct shuf_opts *o, const struct key_field *key,
+                       unsigned char *buf)
 {
     size_t n;
     rf_engine_input *in = shuf_file_inputs(o->operands, o->n_operands, &n);
@@ -345,16 +361,18 @@ static int report_line(const struct shuf_opts *o, unsigned char *buf)
             goto done;
     if (!in || inflow_start(&flow, in, n) != 0)
         goto done;
-    struct finder f = {&o->key, o->header, 0};
+    struct finder f = {key, o->header, 0, 1};
     struct record_cut c;
     record_cut_init(&c, o->delim, find_each, &f);
+    if (o->csv)
+        record_cut_csv(&c);
     for (size_t i = 0; i < n && found < 0; i++) {
-        f.line = 0;
+        f.next = 1;
         const int r = find_in(&in[i], &c, buf);
         if (r < 0)
             break;
         if (r > 0) {
-            key_field_missing(&o->key, in[i].name, (unsigned long long)f.line);
+            key_field_missing(key, in[i].name, (unsigned long long)f.line);
             found = 0;
         }
     }
@@ -373,9 +391,9 @@ static void report(const struct router *r)
 {
     switch ((enum route_failure)atomic_load(&r->failure)) {
     case ROUTE_MISSING:
-        if (report_line(r->o, r->chunk) == 0)
+        if (report_line(r->o, &r->key, r->chunk) == 0)
             break;
-        cli_error("missing key field %zu in the record %s", r->o->key.field,
+        cli_error("missing key field %zu in the record %s", r->key.field,
                   cli_quote(r->quoted));
         break;
     case ROUTE_WRITE:
@@ -433,6 +451,9 @@ static int alloc_router(struct router *r)
     r->parts = r->o->split.plan.parts;
     r->pipe_r = r->pipe_w = -1;
     record_cut_init(&r->cut, r->o->delim, route_record, r);
+    if (r->o->csv)
+        record_cut_csv(&r->cut);
+    r->key = r->o->key;
     r->w = calloc(r->parts, sizeof *r->w);
     r->flows = calloc(r->parts, sizeof *r->flows);
     r->part_buffer = PART_BUFFERS / r->parts;
@@ -530,9 +551,7 @@ static int run_routed(struct router *r, const rf_engine_options *eo, const rf_en
 
 int shuf_keyroute_fits(const struct shuf_opts *o)
 {
-    /* CSV records may hold the delimiter inside quotes, which the router's
-     * cut by the delimiter would split. */
-    if (o->echo || o->csv)
+    if (o->echo)
         return 0;
     size_t compressed = 0;
     for (size_t i = 0; i < o->split.plan.parts; i++)

@@ -7,8 +7,7 @@ struct progress;
 struct shuf_opts;
 
 /* Whether the split can be routed: file operands or standard input (not
- * -e), records cut by the delimiter (not --csv), and at most 64 compressed
- * parts (each gets a thread). */
+ * -e), and at most 64 compressed parts (each gets a thread). */
 int shuf_keyroute_fits(const struct shuf_opts *o);
 /* The split by --key of shuf_bykey.c, byte for byte, through the engine
  * (any size, --memory, --threads, -T, compressed inputs).  Returns the exit

@@ -205,3 +205,30 @@ nothing_left() {
     cat "$T"/out/p* | sort | cmp - <(sort "$T/in")
     for f in "$T"/out/p*; do cut -f1 "$f" | sort -u; done | sort | uniq -d | { ! grep -q .; }
 }
+
+@test "routed --csv: records with quoted newlines, keys by column name, as in memory" {
+    awk 'BEGIN { print "id,user,\"the text\""
+        for (i = 1; i <= 6000; i++) {
+            u = (i * 7919) % 300
+            if (i % 5 == 0) printf "%d,\"u%d\",\"two\nlines, \"\"quoted\"\"\"\n", i, u
+            else printf "%d,u%d,plain %d\n", i, u, i } }' > "$T/in.csv"
+    # 65 gzip parts: the in-memory split, the reference
+    "$RIFFLE" --csv --header=1 --seed=9 --key=user --split=65 \
+        --output-pattern="$T/out/g%02d.csv.gz" "$T/in.csv"
+    for mem in 64K 64M; do
+        for t in 1 2; do
+            "$RIFFLE" --csv --header=1 --seed=9 --key=user --split=65 --memory=$mem \
+                --threads=$t --output-pattern="$T/out/p%02d.csv" "$T/in.csv"
+            for i in $(seq -w 0 64); do gzip -dc "$T/out/g$i.csv.gz" | cmp - "$T/out/p$i.csv"; done
+        done
+    done
+    # a record without the column, at the line where it starts (after a
+    # record of two lines): found again in input order
+    { head -n 8 "$T/in.csv"; printf 'short\n'; tail -n +9 "$T/in.csv"; } > "$T/bad.csv"
+    rm -f "$T"/out/*
+    run "$RIFFLE" --csv --header=1 --seed=9 --key=user --split=2 --memory=64K -T "$T/tmp" \
+        --output-pattern="$T/out/p%d" "$T/bad.csv"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: $T/bad.csv:9: missing key column 'user'" ]
+    nothing_left
+}
