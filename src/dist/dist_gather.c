@@ -129,8 +129,6 @@ struct rf_engine_gather {
     uint64_t check;          /* the frames' check field */
     int lane;                /* a scatter hands its part `lane_part`'s records over */
     int lane_hold;           /* held in the scatter's input, else copied */
-    int unpadded;            /* some packet records lie outside the gather's
-                                buffers (a held lane, rf_engine_gather_hold) */
     unsigned lane_part;
     struct pbuf *lane_buf;   /* the copies' buffer being filled */
     struct local_run run;
@@ -490,16 +488,10 @@ static struct pbuf *new_pbuf(rf_engine_gather *g, size_t cap, int given)
 {
     if (cap > SIZE_MAX - sizeof(struct pbuf))
         return NULL;
-    /* the padding lets the write copy records 64 bytes at a time
-     * (rfi_records_fill_padded); set, so that no copy reads what was never
-     * written */
-    if (cap > SIZE_MAX - sizeof(struct pbuf) - RFI_RECORD_PAD)
-        return NULL;
-    struct pbuf *b = malloc(sizeof *b + cap + RFI_RECORD_PAD);
+    struct pbuf *b = malloc(sizeof *b + cap);
     if (!b)
         return NULL;
     b->data = (unsigned char *)(b + 1);
-    memset(b->data + cap, 0, RFI_RECORD_PAD);
     b->next = g->bufs;
     b->cap = cap;
     b->len = 0;
@@ -915,7 +907,6 @@ int rfi_dist_gather_lane(rf_engine_gather *g, unsigned part, unsigned parts, uns
         return 1;
     g->lane = 1;
     g->lane_hold = hold;
-    g->unpadded |= hold;
     g->lane_part = part;
     return 0;
 }
@@ -1050,7 +1041,6 @@ rf_status rf_engine_gather_hold(rf_engine_gather *g, unsigned from_part, const v
     if (!g || g->failed || g->finished || from_part >= g->parts || (len > 0 && !packets))
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
     g->held += len; /* the caller's memory, counted as copies would be */
-    g->unpadded = 1;
     if (local_close(g, err) != 0 || add_in_place(g, from_part, packets, len, err) != 0)
         return failed(g, err);
     if (over_budget(g) && spill(g, err) != 0)
@@ -1302,8 +1292,6 @@ static size_t held_fill(const void *ctx, size_t first, size_t n, unsigned char *
                         size_t *len)
 {
     const struct held_src *h = ctx;
-    if (h->f == HELD_PACKET && !h->o.a && !h->g->unpadded)
-        return rfi_records_fill_padded(h->o.addr + first, n, h->g->delim, buf, cap, len);
     size_t used = 0, i;
     for (i = 0; i < n; i++) {
         /* Entries in keyed order are scattered in memory: every one is a
@@ -1322,30 +1310,16 @@ static size_t held_fill(const void *ctx, size_t first, size_t n, unsigned char *
     return i;
 }
 
-/* The serial write: records filled into w's own buffer, which is flushed
- * when the next does not fit; one longer than the whole buffer goes out by
- * itself. */
 static int held_write(const void *ctx, size_t first, size_t n, rf_writer *w)
 {
     const struct held_src *h = ctx;
-    while (n > 0 && !w->err) {
-        size_t used = 0;
-        const size_t k = held_fill(ctx, first, n, w->buf + w->len, w->cap - w->len, &used);
-        w->len += used;
-        first += k;
-        n -= k;
-        if (n == 0)
-            break;
-        if (w->len > 0) { /* the next record may fit in an empty buffer */
-            if (rf_writer_flush(w) != 0)
-                break;
-            continue;
-        }
+    for (size_t i = 0; i < n; i++) {
+        if (i + PREFETCH < n)
+            __builtin_prefetch(ordered_addr(&h->o, first + i + PREFETCH));
         size_t len;
-        const unsigned char *bytes = record_bytes(h->g, h->f, ordered_addr(&h->o, first), &len);
-        (void)rf_writer_put(w, bytes, len);
-        first++;
-        n--;
+        const unsigned char *bytes =
+            record_bytes(h->g, h->f, ordered_addr(&h->o, first + i), &len);
+        rf_writer_put(w, bytes, len);
     }
     return w->err;
 }

@@ -13,16 +13,6 @@
 size_t rfi_records_fill(const rf_records *r, const uint64_t *offs, size_t count,
                         unsigned char *buf, size_t cap, size_t *len);
 
-/* Bytes that must be readable after a padded record's delimiter. */
-#define RFI_RECORD_PAD 64
-
-/* rfi_records_fill for records at addresses addr[0..count) (pointers as
- * integers), each ending with delim and followed by at least RFI_RECORD_PAD
- * readable bytes (of the next records or of padding), so that they are
- * copied 64 bytes at a time without their lengths. */
-size_t rfi_records_fill_padded(const uint64_t *addr, size_t count, unsigned char delim,
-                               unsigned char *buf, size_t cap, size_t *len);
-
 /* Flush w, then write bytes[0..len) to w->fd straight from `bytes` (no copy
  * into w's buffer).  Returns w->err. */
 int rfi_writer_direct(rf_writer *w, const void *bytes, size_t len);

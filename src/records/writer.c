@@ -225,16 +225,18 @@ static size_t fill_csv(const rf_records *r, const uint64_t *offs, size_t count,
 /* A record without a call: 64 bytes at a time are loaded and stored whole
  * (two AVX2 vectors) until a block holds the delimiter, where the record
  * ends -- the delimiter is among the bytes stored, and the bytes after it
- * are overwritten by the next record.  Blocks are taken while `left` (the
- * least of what may be read from p and the room) holds a whole one; 0 when
- * they run out first.  At least as fast as memchr and memcpy per record on
- * the gather alone (docs/BENCHMARKS_CLI.md). */
+ * are overwritten by the next record.  What is within 64 bytes of the end
+ * of the data or of the room takes fill_one (from the record's start).
+ * At least as fast as memchr and memcpy per record on the gather alone
+ * (docs/BENCHMARKS_CLI.md). */
 __attribute__((target("avx2"), always_inline)) static inline size_t
-copy_blocks_avx2(const unsigned char *p, size_t left, unsigned char delim, unsigned char *dst)
+copy_avx2(const rf_records *r, uint64_t off, unsigned char *dst, size_t room)
 {
-    const __m256i d = _mm256_set1_epi8((char)delim);
+    const __m256i d = _mm256_set1_epi8((char)r->delim);
+    const unsigned char *p = r->data + off;
     unsigned char *q = dst;
-    for (; left >= 64; left -= 64, p += 64, q += 64) {
+    for (size_t left = r->size - off < room ? r->size - off : room; left >= 64;
+         left -= 64, p += 64, q += 64) {
         const __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)p);
         const __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)(p + 32));
         const uint64_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, d)) |
@@ -245,17 +247,7 @@ copy_blocks_avx2(const unsigned char *p, size_t left, unsigned char delim, unsig
         if (m)
             return (size_t)(q - dst) + (size_t)__builtin_ctzll(m) + 1;
     }
-    return 0;
-}
-
-/* What is within 64 bytes of the end of the data or of the room takes
- * fill_one (from the record's start). */
-__attribute__((target("avx2"), always_inline)) static inline size_t
-copy_avx2(const rf_records *r, uint64_t off, unsigned char *dst, size_t room)
-{
-    const size_t avail = r->size - (size_t)off;
-    const size_t k = copy_blocks_avx2(r->data + off, avail < room ? avail : room, r->delim, dst);
-    return k ? k : fill_one(r, off, dst, room);
+    return fill_one(r, off, dst, room);
 }
 
 __attribute__((target("avx2"))) static size_t
@@ -265,76 +257,6 @@ fill_avx2(const rf_records *r, const uint64_t *offs, size_t count, unsigned char
     return fill_loop(r, offs, count, buf, cap, len, copy_avx2);
 }
 #endif
-
-/* ---- records at addresses, padded (gather_internal.h) ---- */
-
-/* One padded record copied if it fits in room: its delimiter is there to
- * find, however far. */
-static size_t padded_one(const unsigned char *p, unsigned char delim, unsigned char *dst,
-                         size_t room)
-{
-    const size_t n = (size_t)((const unsigned char *)rawmemchr(p, delim) - p) + 1;
-    if (n > room)
-        return 0;
-    memcpy(dst, p, n);
-    return n;
-}
-
-/* The fill loop over addresses, its copier inlined as fill_loop's is. */
-typedef size_t padded_fn(const unsigned char *p, unsigned char delim, unsigned char *dst,
-                         size_t room);
-
-static inline __attribute__((always_inline)) size_t
-padded_loop(const uint64_t *addr, size_t count, unsigned char delim, unsigned char *buf,
-            size_t cap, size_t *len, padded_fn *copy)
-{
-    size_t used = 0, i;
-    for (i = 0; i < count; i++) {
-        if (i + PREFETCH_AHEAD < count)
-            __builtin_prefetch((const void *)(uintptr_t)addr[i + PREFETCH_AHEAD]);
-        const size_t k = copy((const unsigned char *)(uintptr_t)addr[i], delim, buf + used,
-                              cap - used);
-        if (k == 0)
-            break;
-        used += k;
-    }
-    *len = used;
-    return i;
-}
-
-static size_t padded_portable(const uint64_t *addr, size_t count, unsigned char delim,
-                              unsigned char *buf, size_t cap, size_t *len)
-{
-    return padded_loop(addr, count, delim, buf, cap, len, padded_one);
-}
-
-#if defined(RF_HAVE_DELIMS_AVX2)
-/* The padding is what lets the blocks run past the delimiter: at most 63
- * bytes after it are read. */
-__attribute__((target("avx2"), always_inline)) static inline size_t
-padded_copy_avx2(const unsigned char *p, unsigned char delim, unsigned char *dst, size_t room)
-{
-    const size_t k = copy_blocks_avx2(p, room, delim, dst);
-    return k ? k : padded_one(p, delim, dst, room);
-}
-
-__attribute__((target("avx2"))) static size_t
-padded_avx2(const uint64_t *addr, size_t count, unsigned char delim, unsigned char *buf,
-            size_t cap, size_t *len)
-{
-    return padded_loop(addr, count, delim, buf, cap, len, padded_copy_avx2);
-}
-#endif
-
-size_t rfi_records_fill_padded(const uint64_t *addr, size_t count, unsigned char delim,
-                               unsigned char *buf, size_t cap, size_t *len)
-{
-#if defined(RF_HAVE_DELIMS_AVX2)
-    if (rfi_cpu_avx2())
-        return padded_avx2(addr, count, delim, buf, cap, len);
-#endif
-    return padded_portable(addr, count, delim, buf, cap, len);
-}
 
 size_t rfi_records_fill(const rf_records *r, const uint64_t *offs, size_t count,
                         unsigned char *buf, size_t cap, size_t *len)

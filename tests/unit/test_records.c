@@ -1193,59 +1193,6 @@ static void bytesum_pieces_stream_and_file_agree(void **state)
     free(b);
 }
 
-/* rfi_records_fill_padded: records at addresses, each copied whole with
- * its delimiter, in the order given, stopping before the first that does
- * not fit the room.  Lengths from 1 to 200 bytes cross the 64-byte blocks
- * at every offset; the padding after the last record is zeros, which with
- * -z's delimiter are delimiters too; every room from 0 to past the whole
- * output, in a buffer of exactly that size (an overrun is the sanitizer's
- * to see). */
-static void fill_padded_copies_whole_records(void **state)
-{
-    (void)state;
-    enum { N = 200 };
-    const size_t total = (size_t)N * (N + 1) / 2;
-    for (int z = 0; z < 2; z++) {
-        const unsigned char delim = z ? 0 : '\n';
-        unsigned char *data = malloc(total + RFI_RECORD_PAD);
-        uint64_t at[N], addr[N];
-        size_t len_of[N], p = 0;
-        assert_non_null(data);
-        for (size_t i = 0; i < N; i++) { /* record i: i + 1 bytes */
-            at[i] = (uint64_t)(uintptr_t)(data + p);
-            len_of[i] = i + 1;
-            memset(data + p, 'a' + (int)(i % 26), i);
-            data[p + i] = delim;
-            p += i + 1;
-        }
-        memset(data + total, 0, RFI_RECORD_PAD);
-        for (size_t i = 0; i < N; i++) /* a fixed shuffle: 7 is prime to N */
-            addr[i] = at[(i * 7 + 3) % N];
-        unsigned char *want = malloc(total);
-        assert_non_null(want);
-        size_t w = 0;
-        for (size_t i = 0; i < N; i++) {
-            const size_t l = len_of[(i * 7 + 3) % N];
-            memcpy(want + w, (const unsigned char *)(uintptr_t)addr[i], l);
-            w += l;
-        }
-        for (size_t cap = 0; cap <= total + 70; cap += cap < 300 ? 1 : 97) {
-            unsigned char *out = malloc(cap ? cap : 1);
-            assert_non_null(out);
-            size_t k = 0, fit = 0, len = 99;
-            while (k < N && fit + len_of[(k * 7 + 3) % N] <= cap)
-                fit += len_of[(k++ * 7 + 3) % N];
-            assert_int_equal(rfi_records_fill_padded(addr, N, delim, out, cap, &len), k);
-            assert_int_equal(len, fit);
-            if (fit > 0)
-                assert_memory_equal(out, want, fit);
-            free(out);
-        }
-        free(want);
-        free(data);
-    }
-}
-
 /* rf_compression_sniff: gzip and zstd (a frame, a skippable frame) by
  * their magic bytes, partial when too short to tell, NONE for text and for
  * bytes that only begin like one. */
@@ -1289,7 +1236,6 @@ int main(void)
     warm_threads();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(splitting),
-        cmocka_unit_test(fill_padded_copies_whole_records),
         cmocka_unit_test(compression_by_magic),
         cmocka_unit_test(snapshot_of_a_growing_file),
         cmocka_unit_test(bytesum_pieces_stream_and_file_agree),
