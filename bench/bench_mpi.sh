@@ -45,10 +45,14 @@ out=$tmp/riffle-bench-mpi.out
 want=$tmp/riffle-bench-mpi.want
 
 # timed FILE COMMAND...: sets wall, cpu (user + sys, children included),
-# rss (KiB of the largest process /usr/bin/time saw); stderr in $tmp/...err
+# rss (KiB of the largest process /usr/bin/time saw); stderr in $tmp/...err.
+# sync first: the gigabyte the run before wrote would otherwise be written
+# back during this one (a write phase measured 0.9-1.3 s after a sync and
+# 2.4-3.5 s without, for the same binary)
 timed() {
     f=$1
     shift
+    sync
     /usr/bin/time -f '%e %U %S %M' -o "$tmp/riffle-bench-mpi.time" "$@" \
         2> "$tmp/riffle-bench-mpi.err"
     read -r wall u s rss < "$tmp/riffle-bench-mpi.time"
