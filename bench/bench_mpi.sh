@@ -47,8 +47,8 @@ want=$tmp/riffle-bench-mpi.want
 # timed FILE COMMAND...: sets wall, cpu (user + sys, children included),
 # rss (KiB of the largest process /usr/bin/time saw); stderr in $tmp/...err.
 # sync first: the gigabyte the run before wrote would otherwise be written
-# back during this one (a write phase measured 0.9-1.3 s after a sync and
-# 2.4-3.5 s without, for the same binary)
+# back during this one, which the kernel's dirty-page throttling charges to
+# its write phase (docs/BENCHMARKS_MPI.md)
 timed() {
     f=$1
     shift
