@@ -609,6 +609,19 @@ out:
     return status;
 }
 
+/* --report, opened before any work: an unwritable one is an error at once,
+ * not after the whole audit.  0, or -1 when the message is out. */
+static int open_report(audit_opts *o, struct dist_file *report)
+{
+    if (o->report == NULL)
+        return 0;
+    (void)cleanup_init();
+    if (dist_file_open(report, o->report) != 0)
+        return -1;
+    o->report_file = report;
+    return 0;
+}
+
 /* ---- decks from a game's log (--from-log) ---------------------------------- */
 
 /* Every deck of the log, in its order, as one look at one deck size. */
@@ -642,12 +655,8 @@ static int run_from_log(const audit_opts *o_in, const audit_cert *cert)
     int status = EXIT_ERROR;
     const double start = seconds_now();
     struct dist_file report = {.guard = -1};
-    if (o.report != NULL) {
-        (void)cleanup_init();
-        if (dist_file_open(&report, o.report) != 0)
-            return EXIT_ERROR;
-        o.report_file = &report;
-    }
+    if (open_report(&o, &report) != 0)
+        return EXIT_ERROR;
     if (audit_log_load(o.from_log, &log) != 0)
         goto done;
     if (audit_acc_init(&acc, log.n, log.decks) != 0) {
@@ -823,15 +832,9 @@ static int run_audit(const audit_opts *o_in, const audit_cert *cert)
                       .algo = al, .param = al ? audit_param(al, o.sizes[0], param) : 0,
                       .seed = o.seed, .alpha = o.alpha, .sizes = sizes, .verdict = "fair",
                       .cert = cert};
-    /* Every output is checked before the work: an unwritable --report is
-     * an error at once, not after the whole audit. */
     struct dist_file report = {.guard = -1};
-    if (o.report != NULL) {
-        (void)cleanup_init();
-        if (dist_file_open(&report, o.report) != 0)
-            return EXIT_ERROR;
-        o.report_file = &report;
-    }
+    if (open_report(&o, &report) != 0)
+        return EXIT_ERROR;
     r.seconds = seconds_now(); /* start time; the run stores the duration */
     status = o.exact ? run_exact(&o, al, param, &r) : run_statistical(&o, al, param, &r);
     dist_file_abort(&report);
