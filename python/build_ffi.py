@@ -119,6 +119,9 @@ size_t py_records_scan(const unsigned char *data, size_t size, unsigned char del
 uint64_t py_records_gather(const unsigned char *data, const uint64_t *offs,
                            const uint64_t *idx, size_t k, uint64_t *ends,
                            unsigned char *out);
+rf_status rf_fair_commit(uint8_t commit[32], const uint8_t server_seed[32]);
+rf_status rf_fair_deal(size_t *order, size_t n, const uint8_t server_seed[32],
+                       const void *client, size_t len, uint64_t nonce);
 typedef enum rf_compression {
     RF_COMPRESSION_NONE = 0,
     RF_COMPRESSION_GZIP = 1,

@@ -12,6 +12,9 @@
     RecordFile(path, delimiter=b"\\n")      random access to the records of a
                                            file: a map-style dataset
     keyed_order(n, seed)                   the order riffle --seed gives n lines
+    fair_deal(server_seed, client_seed, nonce, n=52)
+    fair_commit(server_seed)               the provably fair deal of riffle
+                                           deal --commit / riffle verify
 
 Seeds follow the riffle program's --seed rule, and seeded results equal the
 program's (docs/python.md says which call matches which command).  Importing
@@ -27,9 +30,11 @@ from ._permutation import Permutation
 from ._files import shuffle_file, split_file, parse_memory
 from ._records import RecordFile
 from ._keyed import keyed_order
+from ._fair import fair_commit, fair_deal
 
 __all__ = ["Generator", "Permutation", "DistributedSampler", "RecordFile", "shuffle_file",
-           "split_file", "keyed_order", "parse_memory", "library_version"]
+           "split_file", "keyed_order", "fair_commit", "fair_deal", "parse_memory",
+           "library_version"]
 __version__ = _ffi.string(_lib.rf_version()).decode()
 
 

@@ -13,6 +13,7 @@
 
 #include <riffle.h>
 #include <riffle_engine.h>
+#include <riffle_fair.h>
 #include <riffle_io.h>
 #include <riffle_perm.h>
 
