@@ -508,6 +508,23 @@ RF_API RF_NODISCARD rf_status rf_engine_shuffle(const rf_engine_options *o,
  * (RF_EINVAL); version 1 packets (a key, number and length of 8 bytes each
  * per record) are no longer read.
  *
+ * Frames of references (rf_engine_scatter_refer), for an owner that reads
+ * the inputs itself -- a process on the same machine, where sending the
+ * bytes would only copy what both can map:
+ *   frame:  as above, but magic "RFPR" and, in place of the u32 0, the
+ *           inputs' identity (a 32-bit hash of each input's device, inode,
+ *           size and modification time and of the stream's length)
+ *   payload: records entries, each
+ *           varint gap | varint skip | varint length
+ * The gap numbers records as above.  A record starts `skip` bytes after
+ * the previous entry's end in the logical stream (after the stream's start
+ * for a frame's first entry: its offset), and has `length` bytes, its
+ * delimiter included (an added one counted).  About 3 bytes a record
+ * whatever its length.  A gather reads them only with the inputs given
+ * (rf_engine_gather_inputs) and refuses another identity, a record that
+ * does not start after a delimiter and end with one in the inputs, or one
+ * outside them or in the header. 
+ *
  * The options of the three steps must be equal in rng, key, delim and header
  * (the gather uses rng and key for the keys and ties, and memory, tmpdir,
  * threads and the temp callback for itself; it learns the delimiter, as the
@@ -579,6 +596,16 @@ RF_API RF_NODISCARD rf_status rf_engine_scatter_next(rf_engine_scatter *s, size_
                                                      const void **out, size_t *len, int *done,
                                                      rf_engine_error *err);
 
+/* Owner `owner` reads the inputs itself (the same files, as
+ * rf_engine_gather_inputs opens them): its frames carry references to its
+ * records ("Frames of references") instead of their bytes.  Call before
+ * the first rf_engine_scatter_next, once per such owner.  Returns RF_OK;
+ * RF_EINVAL (owner out of range or the local lane's, records already
+ * handed out, or an input that is not a regular file: a pipe or bytes in
+ * memory, which another process cannot read); RF_ENOMEM. */
+RF_API RF_NODISCARD rf_status rf_engine_scatter_refer(rf_engine_scatter *s, unsigned owner,
+                                                      rf_engine_error *err);
+
 /* Records of the part handed out so far, and in all (known from the open). */
 RF_API uint64_t rf_engine_scatter_records(const rf_engine_scatter *s, uint64_t *total);
 
@@ -639,6 +666,23 @@ RF_API RF_NODISCARD rf_status rf_engine_gather_add(rf_engine_gather *g, unsigned
 RF_API RF_NODISCARD rf_status rf_engine_gather_hold(rf_engine_gather *g, unsigned from_part,
                                                     const void *packets, size_t len,
                                                     rf_engine_error *err);
+
+/* The run's inputs, for frames of references: in[0..n) opened and mapped
+ * as rf_engine_scatter_open does (the same files; o as the scatter's), so
+ * that a record sent by reference is held where it lies in them and
+ * written from there -- copied by nobody before the write.  Those records
+ * count in the budget at their 24 bytes of order alone (their bytes are
+ * the page cache's, shared with every process that maps the files); a
+ * spill copies them to the bucket files as any other.  At the end of
+ * rf_engine_gather_write the inputs are checked again: one changed since
+ * this call fails it (RF_EIO, RF_ENGINE_OP_CHANGED).  Call before adding
+ * frames of references (they are refused without it).  Returns RF_OK;
+ * RF_EINVAL (called twice or after the adding, or an input that is not a
+ * regular file); RF_EIO, RF_ENOMEM as rf_engine_scatter_open. */
+RF_API RF_NODISCARD rf_status rf_engine_gather_inputs(rf_engine_gather *g,
+                                                      const rf_engine_options *o,
+                                                      const rf_engine_input *in, size_t n,
+                                                      rf_engine_error *err);
 
 /* Receiving without a copy: memory of the gather's own, `len` bytes at
  * *buf, for a transport to receive packets into (MPI_Recv, read(2)...) and

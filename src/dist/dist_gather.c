@@ -149,6 +149,11 @@ struct rf_engine_gather {
     uint64_t held, held_records;
     uint64_t records, bytes; /* added in all */
     int finished, failed;
+    /* rf_engine_gather_inputs: the inputs references point into */
+    int have_view;
+    struct dist_view view;
+    rf_engine_error view_err; /* the view's error slot between calls */
+    uint32_t ident;
     /* spilling */
     struct engine eng;       /* the temporary files' settings, for keyfiles.h */
     struct rfi_keyfiles kf;  /* opened at the first spill */
@@ -650,6 +655,8 @@ void rf_engine_gather_close(rf_engine_gather *g)
     free(g->pl);
     free(g->wbuf);
     free(g->run.gaps);
+    if (g->have_view)
+        rfi_dist_view_close(&g->view);
     memset(&g->order, 0, sizeof g->order);
     free(g);
 }
@@ -702,13 +709,19 @@ static int bad_packets(rf_engine_error *err)
 /* A frame's header: checked against the gather (which learns its owner from
  * the first).  *records, *payload and *first are its fields. */
 static int frame_header(rf_engine_gather *g, unsigned from, const unsigned char *p, size_t left,
-                        uint64_t *records, uint64_t *payload, uint64_t *first,
+                        uint64_t *records, uint64_t *payload, uint64_t *first, int *refs,
                         rf_engine_error *err)
 {
-    if (left < RFI_DIST_FRAME || memcmp(p, RFI_DIST_MAGIC, 4) != 0 ||
+    if (left < RFI_DIST_FRAME)
+        return bad_packets(err);
+    /* a frame of references carries the identity of the inputs it points
+     * into where a frame of records has 0 */
+    *refs = memcmp(p, RFI_DIST_REF_MAGIC, 4) == 0;
+    if ((!*refs && memcmp(p, RFI_DIST_MAGIC, 4) != 0) ||
         rfi_get_u32(p + 4) != RFI_DIST_VERSION || rfi_get_u32(p + 8) != from ||
         rfi_get_u32(p + 12) != g->parts || rfi_get_u32(p + 24) > 255 ||
-        rfi_get_u32(p + 28) != 0 || (!g->test_keys && rfi_get_u64(p + 56) != g->check))
+        rfi_get_u32(p + 28) != (*refs ? g->ident : 0) || (*refs && !g->have_view) ||
+        (!g->test_keys && rfi_get_u64(p + 56) != g->check))
         return bad_packets(err);
     const unsigned owner = rfi_get_u32(p + 16), owners = rfi_get_u32(p + 20);
     if (owners == 0 || owner >= owners)
@@ -719,8 +732,11 @@ static int frame_header(rf_engine_gather *g, unsigned from, const unsigned char 
     *records = rfi_get_u64(p + 32);
     *payload = rfi_get_u64(p + 40);
     *first = rfi_get_u64(p + 48);
-    /* every entry takes a varint and a delimiter at least */
-    return *payload > left - RFI_DIST_FRAME || *records > *payload / 2 ? bad_packets(err) : 0;
+    /* every entry takes a varint and a delimiter at least (a reference:
+     * three varints) */
+    return *payload > left - RFI_DIST_FRAME || *records > *payload / (*refs ? 3 : 2)
+               ? bad_packets(err)
+               : 0;
 }
 
 /* The record ends of a payload, found a window at a time (rf_delims_find)
@@ -819,6 +835,9 @@ static int add_payload(rf_engine_gather *g, struct part_list *pl, const unsigned
     return left != 0 ? bad_packets(err) : 0;
 }
 
+static int add_refs(rf_engine_gather *g, unsigned from, const unsigned char *p,
+                    uint64_t payload, uint64_t records, uint64_t first, rf_engine_error *err);
+
 /* Frames p[0..len) of part `from`, parsed in place (they stay where they
  * are until spilled or closed). */
 static int add_in_place(rf_engine_gather *g, unsigned from, const unsigned char *p, size_t len,
@@ -826,8 +845,11 @@ static int add_in_place(rf_engine_gather *g, unsigned from, const unsigned char 
 {
     while (len > 0) {
         uint64_t records, payload, first;
-        if (frame_header(g, from, p, len, &records, &payload, &first, err) != 0 ||
-            add_payload(g, &g->pl[from], p + RFI_DIST_FRAME, payload, records, first, err) != 0)
+        int refs;
+        if (frame_header(g, from, p, len, &records, &payload, &first, &refs, err) != 0 ||
+            (refs ? add_refs(g, from, p + RFI_DIST_FRAME, payload, records, first, err)
+                  : add_payload(g, &g->pl[from], p + RFI_DIST_FRAME, payload, records, first,
+                                err)) != 0)
             return 1;
         p += RFI_DIST_FRAME + payload;
         len -= RFI_DIST_FRAME + (size_t)payload;
@@ -864,9 +886,19 @@ static int add_copies(rf_engine_gather *g, unsigned from, const unsigned char *p
 {
     while (len > 0) {
         uint64_t records, payload, first;
-        if (frame_header(g, from, p, len, &records, &payload, &first, err) != 0)
+        int refs;
+        if (frame_header(g, from, p, len, &records, &payload, &first, &refs, err) != 0)
             return 1;
         const size_t size = RFI_DIST_FRAME + (size_t)payload;
+        if (refs) { /* nothing to copy: the records are the inputs' */
+            if (add_refs(g, from, p + RFI_DIST_FRAME, payload, records, first, err) != 0)
+                return 1;
+            p += size;
+            len -= size;
+            if (over_budget(g) && spill(g, err) != 0)
+                return 1;
+            continue;
+        }
         unsigned char *c = copy_room(g, size);
         if (!c)
             return rfi_engine_nomem(err);
@@ -965,20 +997,22 @@ static const unsigned char *local_copy(rf_engine_gather *g, const unsigned char 
     return p;
 }
 
-int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t len, int added,
-                          uint64_t key, uint64_t number, rf_engine_error *err)
+/* A record of part `part` held where it lies (`hold`) or copied: as
+ * rfi_dist_gather_local describes, for the local lane and for references. */
+static int hold_one(rf_engine_gather *g, unsigned part, int hold, const unsigned char *rec,
+                    size_t len, int added, uint64_t key, uint64_t number, rf_engine_error *err)
 {
-    struct part_list *pl = &g->pl[g->lane_part];
+    struct part_list *pl = &g->pl[part];
     struct local_run *r = &g->run;
-    if (g->failed || g->finished || !g->lane || key < g->klo || key > g->khi ||
+    if (g->failed || g->finished || key < g->klo || key > g->khi ||
         (pl->records > 0 && number <= pl->last)) {
         rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
         return failed(g, err), 1;
     }
     /* held: a record without its delimiter in the input is copied, as a
      * run of its own; copied: every record, runs dense in the buffer */
-    const int copy = !g->lane_hold || added;
-    if (g->lane_hold && added && local_close(g, err) != 0)
+    const int copy = !hold || added;
+    if (hold && added && local_close(g, err) != 0)
         return failed(g, err), 1;
     if (copy && !(rec = local_copy(g, rec, len, added, err)))
         return failed(g, err), 1;
@@ -1016,8 +1050,108 @@ int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t 
     g->held_records++;
     g->records++;
     g->bytes += size;
-    if (added && g->lane_hold)
+    if (added && hold)
         return rfi_dist_gather_local_end(g, err);
+    return 0;
+}
+
+int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t len, int added,
+                          uint64_t key, uint64_t number, rf_engine_error *err)
+{
+    if (!g->lane) {
+        rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
+        return failed(g, err), 1;
+    }
+    return hold_one(g, g->lane_part, g->lane_hold, rec, len, added, key, number, err);
+}
+
+/* ------------------------------------------------------------------------ */
+/* References                                                               */
+
+rf_status rf_engine_gather_inputs(rf_engine_gather *g, const rf_engine_options *o,
+                                  const rf_engine_input *in, size_t n, rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!g || g->failed || g->finished || g->have_view || rfi_dist_usable(o, in, n, err) != 0)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    if (rfi_dist_view_open(&g->view, o, in, n, err) != 0)
+        return err->status;
+    if (rfi_dist_view_identity(&g->view, &g->ident) != 0) {
+        rfi_dist_view_close(&g->view);
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    }
+    rfi_dist_view_random(&g->view);
+    g->view.err = &g->view_err;
+    g->have_view = 1;
+    return RF_OK;
+}
+
+/* The record of a reference: at logical offset pos, len bytes (an added
+ * delimiter counted), checked to lie in one input after the header and to
+ * start and end at record boundaries.  Its segment is found from *si on
+ * (the previous reference's, or SIZE_MAX): a new one ends the open run,
+ * since a run walks one input's bytes.  NULL when it does not. */
+static const unsigned char *ref_record(rf_engine_gather *g, uint64_t pos, uint64_t len,
+                                       size_t *si, int *added, rf_engine_error *err)
+{
+    const struct dist_view *v = &g->view;
+    if (pos < v->hend || len == 0 || pos >= v->total || len > v->total - pos)
+        return NULL;
+    const struct dist_seg *sg = *si < v->nseg ? &v->seg[*si] : NULL;
+    if (!sg || pos < sg->at || pos >= sg->at + sg->size + (uint64_t)sg->extra) {
+        if (local_close(g, err) != 0)
+            return NULL;
+        *si = rfi_dist_seg_of(v, pos);
+        sg = &v->seg[*si];
+    }
+    const uint64_t off = pos - sg->at;
+    if (len > sg->size + (uint64_t)sg->extra - off)
+        return NULL;
+    *added = sg->extra && off + len == sg->size + 1;
+    const unsigned char *rec = sg->p + off;
+    if ((off > 0 && rec[-1] != v->delim) || (!*added && rec[len - 1] != v->delim))
+        return NULL;
+    return rec;
+}
+
+/* A frame of references' payload p[0..payload) of `records` entries from
+ * part `from`: each record held where it lies in the gather's inputs. */
+static int add_refs(rf_engine_gather *g, unsigned from, const unsigned char *p,
+                    uint64_t payload, uint64_t records, uint64_t first, rf_engine_error *err)
+{
+    struct part_list *pl = &g->pl[from];
+    const unsigned char *e = p, *end = p + payload;
+    uint64_t number = first, at = 0;
+    size_t si = SIZE_MAX;
+    if (!g->have_view || g->delim != g->view.delim)
+        return bad_packets(err);
+    for (uint64_t r = 0; r < records; r++) {
+        uint64_t gap, skip, len, key;
+        const size_t a = rfi_get_varint(e, (size_t)(end - e), &gap);
+        const size_t b = a ? rfi_get_varint(e + a, (size_t)(end - e) - a, &skip) : 0;
+        const size_t c = b ? rfi_get_varint(e + a + b, (size_t)(end - e) - a - b, &len) : 0;
+        const uint64_t base = r == 0 ? first : number + 1;
+        if (c == 0 || (r > 0 && number == UINT64_MAX) || gap > UINT64_MAX - base ||
+            skip > UINT64_MAX - at)
+            return bad_packets(err);
+        e += a + b + c;
+        number = base + gap;
+        int added;
+        const unsigned char *rec = ref_record(g, at + skip, len, &si, &added, err);
+        if (!rec)
+            return err->status ? 1 : bad_packets(err);
+        const rf_status st = key_of(g, &pl->kc, number, &key);
+        if (st != RF_OK)
+            return rfi_engine_status(err, st);
+        if (g->nitems == g->items_cap && reserve_items(g, 1) != 0)
+            return rfi_engine_nomem(err);
+        if (hold_one(g, from, 1, rec, (size_t)len - (size_t)added, added, key, number, err) != 0)
+            return 1;
+        at += skip + len;
+    }
+    if (e != end || local_close(g, err) != 0)
+        return e != end ? bad_packets(err) : 1;
     return 0;
 }
 
@@ -1582,5 +1716,12 @@ rf_status rf_engine_gather_write(rf_engine_gather *g, uint64_t count, const rf_e
     struct visit v = {k, 0, sink};
     if (visit_all(g, &v, err) != 0)
         return err->op == RF_ENGINE_OP_OUTPUT ? err->status : failed(g, err);
+    if (g->have_view) { /* records were read from the inputs: still as they were? */
+        g->view.err = err;
+        const int changed = rfi_dist_view_check(&g->view);
+        g->view.err = &g->view_err;
+        if (changed)
+            return failed(g, err);
+    }
     return RF_OK;
 }

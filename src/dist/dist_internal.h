@@ -13,6 +13,9 @@
 
 /* Wire format, version 2 (riffle_engine.h, "The wire format"). */
 #define RFI_DIST_MAGIC "RFPK"
+/* A frame of references: the records' places in the inputs, which its
+ * owner reads itself (riffle_engine.h, rf_engine_scatter_refer). */
+#define RFI_DIST_REF_MAGIC "RFPR"
 #define RFI_DIST_VERSION 2u
 #define RFI_DIST_FRAME 64 /* frame header bytes */
 #define RFI_DIST_VARINT_MAX 10 /* bytes of a 64-bit LEB128 varint */
@@ -130,6 +133,17 @@ void rfi_dist_view_close(struct dist_view *v);
 void rfi_dist_view_release(struct dist_view *v, uint64_t upto);
 /* 0, or 1 with RF_ENGINE_OP_CHANGED recorded if a regular input changed. */
 int rfi_dist_view_check(struct dist_view *v);
+
+/* The identity of the inputs a frame of references points into: a hash of
+ * each input's device, inode, size and modification time and of the
+ * stream's length and header, so that a gather refuses references made
+ * over other files.  0 with *id set, or 1 when an input is not a mapped
+ * regular file (a pipe, bytes in memory: another process cannot read it). */
+int rfi_dist_view_identity(const struct dist_view *v, uint32_t *id);
+
+/* The mappings advised for access in any order (an owner reading records
+ * by reference), not the part's sequential walk. */
+void rfi_dist_view_random(struct dist_view *v);
 
 /* The logical byte range [*lo, *hi) of part `part` of `parts`. */
 void rfi_dist_part_range(const struct dist_view *v, unsigned part, unsigned parts, uint64_t *lo,

@@ -17,7 +17,14 @@
  * while the next one is packed (a pipelined transport sends one round
  * while it packs the next).  The input pages behind a round are given back
  * (rfi_dist_view_release), so that a part's bytes are not resident beside
- * its gather. */
+ * its gather.
+ *
+ * An owner that reads the inputs itself (rf_engine_scatter_refer: a
+ * process on the same machine) gets frames of references instead: each
+ * record as its number's gap, the bytes skipped since the owner's previous
+ * record and its length (three varints, about three bytes for a line of
+ * any length), so that its bytes are copied by nobody until the owner
+ * writes them from its own mapping of the inputs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +43,7 @@
 struct slot {
     size_t len;            /* bytes of its frame so far (0: no frame) */
     uint64_t records, first, last;
+    uint64_t last_end;     /* a frame of references: its last record's end */
 };
 
 struct rf_engine_scatter {
@@ -66,6 +74,8 @@ struct rf_engine_scatter {
     size_t lane_seg;           /* the segment of the lane's open run */
     int lane_open;
     uint64_t kept, kept_bytes;  /* records (and their bytes) handed to the lane */
+    unsigned char *refer;      /* per owner: 1 if sent references (or NULL: none) */
+    uint32_t ident;            /* the inputs' identity, for frames of references */
     rfi_dist_key_fn test_keys;  /* tests only: keys from here */
     void *test_ctx;
 };
@@ -101,6 +111,7 @@ void rf_engine_scatter_close(rf_engine_scatter *s)
     free(s->buf[0]);
     free(s->buf[1]);
     free(s->slot);
+    free(s->refer);
     /* the generator's state and the order's keys */
     memset(&s->ks, 0, sizeof s->ks);
     memset(&s->order, 0, sizeof s->order);
@@ -161,6 +172,19 @@ rf_status rf_engine_scatter_local(rf_engine_scatter *s, unsigned owner, rf_engin
     s->lane = g;
     s->lane_owner = owner;
     s->lane_hold = s->owners == 1;
+    return RF_OK;
+}
+
+rf_status rf_engine_scatter_refer(rf_engine_scatter *s, unsigned owner, rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!s || owner >= s->owners || s->handed > 0 || (s->lane && owner == s->lane_owner) ||
+        rfi_dist_view_identity(&s->v, &s->ident) != 0)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    if (!s->refer && !(s->refer = calloc(s->owners, 1)))
+        return rfi_engine_nomem(err), RF_ENOMEM;
+    s->refer[owner] = 1;
     return RF_OK;
 }
 
@@ -284,18 +308,48 @@ static void finish_frame(const rf_engine_scatter *s, unsigned d)
     if (b->len == 0)
         return;
     unsigned char *p = s->buf[s->cur] + (size_t)d * s->stride;
-    memcpy(p, RFI_DIST_MAGIC, 4);
+    const int refs = s->refer && s->refer[d];
+    memcpy(p, refs ? RFI_DIST_REF_MAGIC : RFI_DIST_MAGIC, 4);
     rfi_put_u32(p + 4, RFI_DIST_VERSION);
     rfi_put_u32(p + 8, s->part);
     rfi_put_u32(p + 12, s->parts);
     rfi_put_u32(p + 16, d);
     rfi_put_u32(p + 20, s->owners);
     rfi_put_u32(p + 24, s->v.delim);
-    rfi_put_u32(p + 28, 0);
+    rfi_put_u32(p + 28, refs ? s->ident : 0);
     rfi_put_u64(p + 32, b->records);
     rfi_put_u64(p + 40, (uint64_t)(b->len - RFI_DIST_FRAME));
     rfi_put_u64(p + 48, b->first);
     rfi_put_u64(p + 56, s->check);
+}
+
+/* The record at s->pos, of `bytes` bytes, as a reference in owner d's
+ * frame (slot b), if it fits in room: its number's gap, the bytes skipped
+ * since the frame's last record (since the stream's start for the first)
+ * and its length.  Returns as take_one. */
+static int take_ref(rf_engine_scatter *s, struct slot *b, unsigned d, uint64_t gap,
+                    size_t bytes, size_t room, rf_engine_error *err)
+{
+    const uint64_t skip = s->pos - (b->len ? b->last_end : 0);
+    const size_t entry = rfi_varint_len(gap) + rfi_varint_len(skip) + rfi_varint_len(bytes);
+    if (b->len > 0 && b->len + entry > room)
+        return 0;
+    if (b->len == 0) {
+        if (make_room(s, RFI_DIST_FRAME + entry) != 0)
+            return rfi_engine_nomem(err), -1;
+        b->len = RFI_DIST_FRAME;
+        b->first = s->number;
+    }
+    unsigned char *e = s->buf[s->cur] + (size_t)d * s->stride + b->len;
+    size_t h = rfi_put_varint(e, gap);
+    h += rfi_put_varint(e + h, skip);
+    h += rfi_put_varint(e + h, bytes);
+    b->len += h;
+    b->records++;
+    b->last = s->number;
+    b->last_end = s->pos + bytes;
+    advance(s, bytes);
+    return 1;
 }
 
 /* Append the record at s->pos to its owner's frame, if it fits in room
@@ -320,6 +374,8 @@ static int take_one(rf_engine_scatter *s, size_t room, rf_engine_error *err)
     struct slot *b = &s->slot[d];
     const uint64_t gap = b->len ? s->number - b->last - 1 : 0;
     const size_t bytes = len + (size_t)added;
+    if (s->refer && s->refer[d])
+        return take_ref(s, b, d, gap, bytes, room, err);
     const size_t entry = rfi_varint_len(gap) + bytes;
     if (entry < bytes)
         return rfi_engine_nomem(err), -1;

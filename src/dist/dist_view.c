@@ -234,6 +234,46 @@ int rfi_dist_view_check(struct dist_view *v)
     return rfi_watch_check(&v->watch, v->err);
 }
 
+/* A 64-bit mix (the finaliser of MurmurHash3, Appleby 2011): every input
+ * bit reaches every output bit. */
+static uint64_t mix64(uint64_t h, uint64_t x)
+{
+    h ^= x;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+int rfi_dist_view_identity(const struct dist_view *v, uint32_t *id)
+{
+    for (size_t i = 0; i < v->nseg; i++)
+        if (!v->seg[i].mapped)
+            return 1;
+    uint64_t h = mix64(0x7269666672656673ull, v->watch.n); /* "riffrefs" */
+    for (size_t i = 0; i < v->watch.n; i++) {
+        const rf_file_stamp *s = &v->watch.w[i].then;
+        h = mix64(h, s->dev);
+        h = mix64(h, s->ino);
+        h = mix64(h, (uint64_t)s->size);
+        h = mix64(h, (uint64_t)s->mtime_sec);
+        h = mix64(h, (uint64_t)s->mtime_nsec);
+    }
+    h = mix64(h, v->total);
+    h = mix64(h, v->hend);
+    *id = (uint32_t)(h ^ h >> 32);
+    return 0;
+}
+
+void rfi_dist_view_random(struct dist_view *v)
+{
+    for (size_t i = 0; i < v->nmaps; i++)
+        if (v->map_len[i])
+            (void)madvise(v->maps[i], v->map_len[i], MADV_NORMAL);
+}
+
 void rfi_dist_view_release(struct dist_view *v, uint64_t upto)
 {
     const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -149,6 +150,19 @@ static void rounds_free(rounds *x)
     free(x->r);
 }
 
+/* Frames of references (rf_engine_scatter_refer, rf_engine_gather_inputs):
+ * 0 none, 1 for every owner, 2 for the even owners (the odd ones get
+ * records: a gather given both).  And keys from a table (tests: ties), or
+ * NULL.  Set by the tests of references around their runs. */
+static int refer_mode;
+static struct key_table *run_keys;
+static uint64_t test_key(void *ctx, uint64_t number);
+
+static int refers(unsigned d)
+{
+    return refer_mode == 1 || (refer_mode == 2 && d % 2 == 0);
+}
+
 /* Every part scattered: pk[p * q + d] the rounds of part p for owner d.
  * Checks the counts against what the scatters hand out. */
 static void scatter_all(const rf_engine_options *o, const rf_engine_input *in, size_t n,
@@ -162,6 +176,11 @@ static void scatter_all(const rf_engine_options *o, const rf_engine_input *in, s
         assert_int_equal(rf_engine_part_count(o, in, n, p, parts, &count, &b, &e), RF_OK);
         rf_engine_scatter *s;
         assert_int_equal(rf_engine_scatter_open(&s, o, in, n, p, parts, first, owners, &e), RF_OK);
+        if (run_keys)
+            rfi_dist_scatter_keys(s, test_key, run_keys);
+        for (unsigned d = 0; d < owners; d++)
+            if (refers(d))
+                assert_int_equal(rf_engine_scatter_refer(s, d, &e), RF_OK);
         const void **out = calloc(owners, sizeof *out);
         size_t *len = calloc(owners, sizeof *len);
         assert_true(out && len);
@@ -169,9 +188,12 @@ static void scatter_all(const rf_engine_options *o, const rf_engine_input *in, s
         while (!done) {
             assert_int_equal(rf_engine_scatter_next(s, room, out, len, &done, &e), RF_OK);
             rounds_seen++;
-            for (unsigned d = 0; d < owners; d++)
+            for (unsigned d = 0; d < owners; d++) {
+                if (len[d]) /* a reference frame exactly where one is asked for */
+                    assert_int_equal(memcmp(out[d], refers(d) ? "RFPR" : "RFPK", 4), 0);
                 if (len[d])
                     rounds_put(&pk[p * owners + d], out[d], len[d]);
+            }
         }
         /* after the end: empty rounds */
         assert_int_equal(rf_engine_scatter_next(s, room, out, len, &done, &e), RF_OK);
@@ -319,6 +341,10 @@ static void dist_run(const rf_engine_options *o, const rf_engine_input *in, size
     for (unsigned d = 0; d < owners; d++) {
         rf_engine_gather *g;
         assert_int_equal(rf_engine_gather_open(&g, o, parts, &e), RF_OK);
+        if (run_keys)
+            rfi_dist_gather_keys(g, test_key, run_keys);
+        if (refers(d))
+            assert_int_equal(rf_engine_gather_inputs(g, o, in, n, &e), RF_OK);
         feed(g, pk, parts, owners, d, f, &seed);
         unsigned owner = 99, of = 99;
         if (rf_engine_gather_owner(g, &owner, &of)) {
@@ -1628,6 +1654,256 @@ static void temp_disk_full(void **state)
     assert_int_equal(left, 0);
 }
 
+/* ------------------------------------------------------------------------ */
+/* Frames of references                                                     */
+
+/* The set's inputs written to files dir/in0.. (references need regular
+ * files), as paths in in[0..n). */
+static void set_files(const buf *b, size_t n, const char *dir, char names[][300],
+                      rf_engine_input *in)
+{
+    for (size_t i = 0; i < n; i++) {
+        snprintf(names[i], 300, "%s/in%zu", dir, i);
+        FILE *f = fopen(names[i], "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(b[i].p, 1, b[i].len, f), b[i].len);
+        assert_int_equal(fclose(f), 0);
+        in[i] = rf_engine_input_path(names[i]);
+    }
+}
+
+static void unlink_files(char names[][300], size_t n, const char *dir)
+{
+    for (size_t i = 0; i < n; i++)
+        unlink(names[i]);
+    rmdir(dir);
+}
+
+/* The matrix again with every owner's frames, then every other owner's, by
+ * reference into files: P, Q = 1..7, every set, both delimiters, headers,
+ * tiny and large rounds and budgets (held where they lie, or spilled),
+ * every feed; the bytes of rf_engine_shuffle. */
+static void refs_matrix(void **state)
+{
+    (void)state;
+    char dir[256], files[256];
+    fresh_dir(dir, sizeof dir);
+    fresh_dir(files, sizeof files);
+    unsigned run = 0;
+    for (int k = 0; k < SETS; k++) {
+        for (int dl = 0; dl < 2; dl++) {
+            const unsigned char delim = dl ? '\0' : '\n';
+            buf b[4];
+            size_t n;
+            make_set(k, delim, b, &n);
+            rf_engine_input in[4];
+            char names[4][300];
+            set_files(b, n, files, names, in);
+            for (uint64_t header = 0; header <= 2; header += 2) {
+                for (unsigned parts = 1; parts <= 7; parts++) {
+                    for (unsigned owners = 1; owners <= 7; owners++, run++) {
+                        rf_engine_options o;
+                        options(&o, 7 + run % 3, delim, header, run % 4 == 1 ? 1 : 64 * MIB, dir);
+                        refer_mode = 1 + run % 2;
+                        check_run(&o, in, n, parts, owners, run % 3 == 0 ? MIB : 64,
+                                  (enum feed)(run % FEEDS), run % 5 == 2 ? 9 : RF_ENGINE_ALL);
+                        refer_mode = 0;
+                    }
+                }
+            }
+            for (size_t i = 0; i < n; i++)
+                unlink(names[i]);
+            for (size_t i = 0; i < 4; i++)
+                buf_free(&b[i]);
+        }
+    }
+    assert_int_equal(dir_entries(dir), 0);
+    rmdir(dir);
+    rmdir(files);
+}
+
+/* Ties among records sent by reference, across parts and inputs (a
+ * reference run ends at each input), with an unterminated last record,
+ * spilled or not: rf_keyed_sort's order with the record numbers as input
+ * order.  Checked to fail when the gather's walk of a run's gaps is wrong. */
+static void refs_ties(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    uint64_t keys[N];
+    for (int i = 0; i < N; i++) /* four keys over three owners: ties in each */
+        keys[i] = (uint64_t)(i % 4) << 62;
+    buf b[3] = {{0}, {0}, {0}};
+    for (int i = 0; i < N; i++) {
+        char rec[32];
+        const int len = snprintf(rec, sizeof rec, i == 39 ? "r%d" : "r%d\n", i);
+        buf_put(&b[i < 20 ? 0 : i < 40 ? 1 : 2], rec, (size_t)len);
+    }
+    char files[256], names[3][300];
+    fresh_dir(files, sizeof files);
+    rf_engine_input in[3];
+    set_files(b, 3, files, names, in);
+    key_table table = {keys, N};
+    for (int spill = 0; spill < 2; spill++) {
+        for (unsigned parts = 1; parts <= 4; parts++) {
+            char dir[256];
+            fresh_dir(dir, sizeof dir);
+            rf_engine_options o;
+            options(&o, 99, '\n', 0, spill ? 1 : 64 * MIB, dir);
+            rf_keyed_order ko;
+            assert_int_equal(rf_keyed_order_init(&ko, o.rng, o.key), RF_OK);
+            rf_keyed a[N];
+            for (int i = 0; i < N; i++)
+                a[i] = (rf_keyed){keys[i], (uint64_t)i};
+            assert_int_equal(rf_keyed_sort(&ko, a, N, 1), RF_OK);
+            buf want = {0}, got = {0};
+            for (int i = 0; i < N; i++) {
+                char rec[32];
+                const int len = snprintf(rec, sizeof rec, "r%llu\n", (unsigned long long)a[i].val);
+                buf_put(&want, rec, (size_t)len);
+            }
+            refer_mode = 1;
+            run_keys = &table;
+            dist_run(&o, in, 3, parts, 3, parts % 2 ? 16 : MIB, (enum feed)(parts % FEEDS),
+                     RF_ENGINE_ALL, &got);
+            refer_mode = 0;
+            run_keys = NULL;
+            assert_same(&got, &want);
+            buf_free(&want);
+            buf_free(&got);
+            rmdir(dir);
+        }
+    }
+    unlink_files(names, 3, files);
+    for (int i = 0; i < 3; i++)
+        buf_free(&b[i]);
+}
+
+/* A frame of references from part 0 of 1 for owner 0 of 1 over the file
+ * `in`: entries (gap, skip, length) as given, the identity `ident`. */
+static void ref_frame(buf *f, uint32_t ident, uint64_t check, const uint64_t *e, size_t n)
+{
+    buf pay = {0};
+    for (size_t i = 0; i < 3 * n; i++)
+        put_varint(&pay, e[i]);
+    buf_put(f, "RFPR", 4);
+    put32(f, 2);
+    put32(f, 0);
+    put32(f, 1);
+    put32(f, 0);
+    put32(f, 1);
+    put32(f, '\n');
+    put32(f, ident);
+    put64(f, n);
+    put64(f, pay.len);
+    put64(f, 0);
+    put64(f, check);
+    buf_put(f, pay.p, pay.len);
+    buf_free(&pay);
+}
+
+/* What a gather refuses of references, and an input changed before the
+ * write; and the frames' size: about 3 bytes a record. */
+static void refs_refused(void **state)
+{
+    (void)state;
+    char files[256], names[1][300];
+    fresh_dir(files, sizeof files);
+    buf b = {0};
+    buf_put(&b, "h\naa\nbbb\ncc", 11); /* a header, then 3 records, the last unterminated */
+    rf_engine_input in[1];
+    set_files(&b, 1, files, names, in);
+    rf_engine_options o;
+    options(&o, 3, '\n', 1, 64 * MIB, NULL);
+    rf_engine_error e;
+    /* the identity and check of this run, from a scatter's own frame */
+    rf_engine_scatter *s;
+    assert_int_equal(rf_engine_scatter_open(&s, &o, in, 1, 0, 1, 0, 1, &e), RF_OK);
+    assert_int_equal(rf_engine_scatter_refer(s, 0, &e), RF_OK);
+    assert_int_equal(rf_engine_scatter_refer(s, 1, &e), RF_EINVAL); /* no such owner */
+    const void *out[1];
+    size_t len[1];
+    int done;
+    assert_int_equal(rf_engine_scatter_next(s, MIB, out, len, &done, &e), RF_OK);
+    assert_int_equal(done, 1);
+    assert_true(len[0] == 64 + 9); /* 3 records, 3 one-byte varints each */
+    const unsigned char *fr = out[0];
+    const uint32_t ident = (uint32_t)fr[28] | (uint32_t)fr[29] << 8 | (uint32_t)fr[30] << 16 |
+                           (uint32_t)fr[31] << 24;
+    uint64_t check = 0;
+    for (int i = 7; i >= 0; i--)
+        check = check << 8 | fr[56 + i];
+    buf good = {0};
+    buf_put(&good, out[0], len[0]);
+    /* refused after records were handed out */
+    assert_int_equal(rf_engine_scatter_refer(s, 0, &e), RF_EINVAL);
+    rf_engine_scatter_close(s);
+    struct {
+        uint64_t e[9];
+        size_t n;
+        uint32_t ident;
+    } bad[] = {
+        {{0, 0, 2}, 1, 0},                  /* in the header */
+        {{0, 3, 2}, 1, 0},                  /* mid-record */
+        {{0, 2, 2}, 1, 0},                  /* ends mid-record */
+        {{0, 2, 4}, 1, 0},                  /* ends past its delimiter */
+        {{0, 9, 4}, 1, 0},                  /* past the end */
+        {{0, 10, 2}, 1, 0},                 /* the unterminated one, not from its start */
+        {{0, 2, 3, 0, 0, 3}, 2, 0},         /* the second ends mid-record */
+        {{0, 2, 3}, 1, 1},                  /* another identity */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rf_engine_gather *g;
+        assert_int_equal(rf_engine_gather_open(&g, &o, 1, &e), RF_OK);
+        assert_int_equal(rf_engine_gather_inputs(g, &o, in, 1, &e), RF_OK);
+        buf f = {0};
+        ref_frame(&f, ident + bad[i].ident, check, bad[i].e, bad[i].n);
+        if (rf_engine_gather_add(g, 0, f.p, f.len, &e) != RF_EINVAL)
+            print_error("bad reference %zu accepted\n", i);
+        assert_int_equal(e.status, RF_EINVAL);
+        rf_engine_gather_close(g);
+        buf_free(&f);
+    }
+    /* without the inputs: refused */
+    rf_engine_gather *g;
+    assert_int_equal(rf_engine_gather_open(&g, &o, 1, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_add(g, 0, good.p, good.len, &e), RF_EINVAL);
+    rf_engine_gather_close(g);
+    /* the good frame, then the input rewritten in place before the write:
+     * the write fails, naming the change */
+    assert_int_equal(rf_engine_gather_open(&g, &o, 1, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_inputs(g, &o, in, 1, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_inputs(g, &o, in, 1, &e), RF_EINVAL); /* twice */
+    assert_int_equal(rf_engine_gather_add(g, 0, good.p, good.len, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_records(g), 3);
+    buf ok = {0};
+    gather_out(g, RF_ENGINE_ALL, &ok);
+    assert_int_equal(ok.len, 3 + 4 + 3);
+    struct timespec later[2] = {{0, UTIME_OMIT}, {time(NULL) + 100, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, names[0], later, 0), 0);
+    const int fd = memfd_create("riffle-test-owner", MFD_CLOEXEC);
+    assert_true(fd >= 0);
+    unsigned char wb[64];
+    rf_fd_sink sink;
+    rf_fd_sink_init(&sink, fd, wb, sizeof wb);
+    assert_int_equal(rf_engine_gather_write(g, RF_ENGINE_ALL, &sink.sink, &e), RF_EIO);
+    assert_int_equal(e.op, RF_ENGINE_OP_CHANGED);
+    close(fd);
+    rf_engine_gather_close(g);
+    /* bytes in memory cannot be referred to */
+    rf_engine_input mem = rf_engine_input_bytes(b.p, b.len, "mem");
+    assert_int_equal(rf_engine_scatter_open(&s, &o, &mem, 1, 0, 1, 0, 1, &e), RF_OK);
+    assert_int_equal(rf_engine_scatter_refer(s, 0, &e), RF_EINVAL);
+    rf_engine_scatter_close(s);
+    assert_int_equal(rf_engine_gather_open(&g, &o, 1, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_inputs(g, &o, &mem, 1, &e), RF_EINVAL);
+    rf_engine_gather_close(g);
+    buf_free(&ok);
+    buf_free(&good);
+    buf_free(&b);
+    unlink_files(names, 1, files);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1644,6 +1920,9 @@ int main(void)
         cmocka_unit_test(sink_rooms),
         cmocka_unit_test(beyond_32_bits),
         cmocka_unit_test(lane_matrix),
+        cmocka_unit_test(refs_matrix),
+        cmocka_unit_test(refs_ties),
+        cmocka_unit_test(refs_refused),
         cmocka_unit_test(lane_ties),
         cmocka_unit_test(lane_refused),
         cmocka_unit_test(threaded_write),
