@@ -303,6 +303,80 @@ static int count_part(struct job *j, uint64_t *first, uint64_t *bytes)
     return 0;
 }
 
+/* A hash of the input files as this rank sees them (device, inode, size,
+ * modification time of each, FNV-1a), or 0 when one is not a regular file:
+ * what two ranks must agree on to send each other references. */
+static uint64_t files_hash(const struct job *j)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < j->opts->n_files; i++) {
+        rf_file_stamp st;
+        if (rf_file_stamp_path(j->opts->files[i], &st) != 0 || !st.regular)
+            return 0;
+        const uint64_t f[5] = {st.dev, st.ino, (uint64_t)st.size, (uint64_t)st.mtime_sec,
+                               (uint64_t)st.mtime_nsec};
+        for (int k = 0; k < 5; k++)
+            for (int b = 0; b < 64; b += 8)
+                h = (h ^ ((f[k] >> b) & 0xff)) * 0x100000001b3ull;
+    }
+    return h ? h : 1;
+}
+
+/* refer[d] = 1 for the ranks this one sends references to (and receives
+ * references from: the relation is symmetric): those on the same machine
+ * (MPI_COMM_TYPE_SHARED) that see the same input files, unless
+ * --exchange=bytes.  Collective: every rank calls it, whatever happened
+ * before, and every rank takes the same collectives.  Returns how many
+ * (0 with *refer NULL: none), or -1 on no memory (agreed: no rank refers). */
+static int plan_references(struct job *j, unsigned char **referp)
+{
+    *referp = NULL;
+    if (j->opts->exchange_bytes) /* every rank parsed the same options */
+        return 0;
+    MPI_Comm node;
+    int leader = j->rank;
+    if (MPI_Comm_split_type(j->comm, MPI_COMM_TYPE_SHARED, j->rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Allreduce(&j->rank, &leader, 1, MPI_INT, MPI_MIN, node);
+        MPI_Comm_free(&node);
+    }
+    const uint64_t mine[2] = {(uint64_t)leader, files_hash(j)};
+    uint64_t *all = malloc((size_t)j->size * sizeof mine);
+    unsigned char *refer = malloc((size_t)j->size);
+    int ok = all && refer, every = 0;
+    MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, j->comm);
+    int n = -1;
+    if (every) {
+        MPI_Allgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, j->comm);
+        n = 0;
+        for (int d = 0; d < j->size; d++) {
+            refer[d] = mine[1] && all[2 * d] == mine[0] && all[2 * d + 1] == mine[1];
+            n += refer[d];
+        }
+    }
+    free(all);
+    if (n > 0)
+        *referp = refer;
+    else
+        free(refer);
+    return n;
+}
+
+/* The scatter sends references to the ranks of refer[], and the gather
+ * reads the inputs for theirs. */
+static void use_references(struct job *j, const unsigned char *refer, rf_engine_scatter *s,
+                           rf_engine_gather *g)
+{
+    rf_engine_error e;
+    if (rf_engine_gather_inputs(g, &j->eo, j->in, j->n_in, &e) != RF_OK)
+        return job_fail_engine(j, &e);
+    for (int d = 0; d < j->size; d++) {
+        if (refer[d] && rf_engine_scatter_refer(s, (unsigned)d, &e) != RF_OK)
+            return job_fail_engine(j, &e);
+        j->st.referred += refer[d];
+    }
+}
+
 int job_exchange(struct job *j, rf_engine_gather **gp, rf_engine_scatter **sp)
 {
     *gp = NULL;
@@ -318,13 +392,18 @@ int job_exchange(struct job *j, rf_engine_gather **gp, rf_engine_scatter **sp)
     rf_engine_gather *g = NULL;
     struct round r;
     rf_engine_error e;
-    if (round_init(&r, j->size) != 0)
+    unsigned char *refer;
+    const int referred = plan_references(j, &refer);
+    if (round_init(&r, j->size) != 0 || referred < 0)
         job_fail(j, "memory exhausted");
     else if (rf_engine_gather_open(&g, &j->eo, (unsigned)j->size, &e) != RF_OK)
         job_fail_engine(j, &e);
     else if (rf_engine_scatter_open(&s, &j->eo, j->in, j->n_in, (unsigned)j->rank,
                                     (unsigned)j->size, first, (unsigned)j->size, &e) != RF_OK)
         job_fail_engine(j, &e);
+    else if (refer)
+        use_references(j, refer, s, g);
+    free(refer);
     int status = job_agree(j);
     if (status == 0) {
         rounds(j, &r, s, g);

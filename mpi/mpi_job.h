@@ -32,6 +32,7 @@ struct mpi_opts {
     unsigned threads; /* 0: one per online CPU */
     unsigned char delim;
     int progress, stats;
+    int exchange_bytes; /* --exchange=bytes: no references between ranks */
     char **files;
     int n_files;
 };
@@ -57,6 +58,7 @@ struct job_stats {
     double seconds[PH_N];
     uint64_t sent, received, records, rounds;
     uint64_t kept; /* bytes of the rank's own records, which do not travel */
+    unsigned referred; /* ranks (itself included) sent references, not bytes */
     uint64_t temp_files;      /* the gather made (rf_engine_gather_temp_files) */
 };
 

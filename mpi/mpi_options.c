@@ -23,6 +23,7 @@ enum {
     OPT_STATS,
     OPT_SPLIT,
     OPT_PATTERN,
+    OPT_EXCHANGE,
     OPT_HELP,
     OPT_VERSION
 };
@@ -44,6 +45,7 @@ static const struct option longopts[] = {
     {"stats", no_argument, NULL, OPT_STATS},
     {"split", required_argument, NULL, OPT_SPLIT},
     {"output-pattern", required_argument, NULL, OPT_PATTERN},
+    {"exchange", required_argument, NULL, OPT_EXCHANGE},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -77,6 +79,11 @@ static const char usage[] =
     "                              (80%,10%,10%) or counts (1000,500,*)\n"
     "      --output-pattern=PATTERN  the parts' files: one %d (part-%02d.txt), or\n"
     "                              as many names as parts\n"
+    "      --exchange=MODE       how records reach the rank that writes them: auto\n"
+    "                              (the default): a rank on the same machine is sent\n"
+    "                              where they lie in the input files and reads them\n"
+    "                              itself, one elsewhere their bytes; bytes: their\n"
+    "                              bytes to every rank\n"
     "      --progress            a progress line on standard error (from rank 0)\n"
     "      --stats               per-phase times, bytes and memory of every rank on\n"
     "                              standard error (from rank 0)\n"
@@ -187,6 +194,11 @@ static int on_option(struct mpi_opts *o, int c, const char *arg, int talk)
         return once(&o->split_spec, arg, "split specifications", talk);
     case OPT_PATTERN:
         return once(&o->pattern, arg, "output patterns", talk);
+    case OPT_EXCHANGE:
+        if (strcmp(arg, "auto") != 0 && strcmp(arg, "bytes") != 0)
+            return say(talk, "invalid exchange '%s' (auto or bytes)", arg);
+        o->exchange_bytes = strcmp(arg, "bytes") == 0;
+        return JOB_CONTINUE;
     case OPT_HELP:
         return print_out(talk, usage);
     case OPT_VERSION: {

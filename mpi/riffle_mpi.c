@@ -45,7 +45,7 @@ static void print_stats(struct job *j)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double mine[PH_N + 9];
+    double mine[PH_N + 10];
     for (int i = 0; i < PH_N; i++)
         mine[i] = j->st.seconds[i];
     mine[PH_N] = (double)j->st.sent;
@@ -57,26 +57,28 @@ static void print_stats(struct job *j)
     mine[PH_N + 6] = (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
     mine[PH_N + 7] = (double)j->st.temp_files;
     mine[PH_N + 8] = (double)j->st.kept;
-    const int w = PH_N + 9;
+    mine[PH_N + 9] = (double)j->st.referred;
+    const int w = PH_N + 10;
     if (j->rank != 0) {
         MPI_Send(mine, w, MPI_DOUBLE, 0, STATS_TAG, j->comm);
         return;
     }
     fprintf(stderr, "%s: stats: rank count_s exchange_s sizes_s write_s commit_s sent_MB "
-                    "received_MB records rounds peak_rss_MiB user_s sys_s temp_files kept_MB\n",
+                    "received_MB records rounds peak_rss_MiB user_s sys_s temp_files kept_MB "
+                    "refs\n",
             MPI_PROG);
     for (int r = 0; r < j->size; r++) {
-        double v[PH_N + 9];
+        double v[PH_N + 10];
         if (r == 0)
             memcpy(v, mine, sizeof v);
         else
             MPI_Recv(v, w, MPI_DOUBLE, r, STATS_TAG, j->comm, MPI_STATUS_IGNORE);
         fprintf(stderr,
                 "%s: stats: %d %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.0f %.0f %.1f %.2f %.2f %.0f "
-                "%.3f\n",
+                "%.3f %.0f\n",
                 MPI_PROG, r, v[PH_COUNT], v[PH_EXCHANGE], v[PH_SIZES], v[PH_WRITE], v[PH_COMMIT],
                 v[PH_N] / 1e6, v[PH_N + 1] / 1e6, v[PH_N + 2], v[PH_N + 3], v[PH_N + 4],
-                v[PH_N + 5], v[PH_N + 6], v[PH_N + 7], v[PH_N + 8] / 1e6);
+                v[PH_N + 5], v[PH_N + 6], v[PH_N + 7], v[PH_N + 8] / 1e6, v[PH_N + 9]);
     }
 }
 
