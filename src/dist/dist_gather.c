@@ -1088,13 +1088,19 @@ rf_status rf_engine_gather_inputs(rf_engine_gather *g, const rf_engine_options *
 }
 
 /* The record of a reference: at logical offset pos, len bytes (an added
- * delimiter counted), checked to lie in one input after the header and to
- * start and end at record boundaries.  Its segment is found from *si on
- * (the previous reference's, or SIZE_MAX): a new one ends the open run,
- * since a run walks one input's bytes.  NULL when it does not. */
+ * delimiter counted), checked to lie in one input after the header; the
+ * first of a frame or of an input checked to start at a record boundary,
+ * and the last of a frame to end at one (`last`).  Not every record's
+ * bytes are read here: they are read once, by the write, and a wrong skip
+ * or length shifts every later reference of the frame, so the frame's
+ * last one finds it unless the shift is by whole records.  Its segment is
+ * found from *si on (the previous reference's, or SIZE_MAX): a new one
+ * ends the open run, since a run walks one input's bytes.  NULL when it
+ * does not. */
 static const unsigned char *ref_record(rf_engine_gather *g, uint64_t pos, uint64_t len,
-                                       size_t *si, int *added, rf_engine_error *err)
+                                       size_t *si, int last, int *added, rf_engine_error *err)
 {
+    int first = 0;
     const struct dist_view *v = &g->view;
     if (pos < v->hend || len == 0 || pos >= v->total || len > v->total - pos)
         return NULL;
@@ -1104,13 +1110,15 @@ static const unsigned char *ref_record(rf_engine_gather *g, uint64_t pos, uint64
             return NULL;
         *si = rfi_dist_seg_of(v, pos);
         sg = &v->seg[*si];
+        first = 1;
     }
     const uint64_t off = pos - sg->at;
     if (len > sg->size + (uint64_t)sg->extra - off)
         return NULL;
     *added = sg->extra && off + len == sg->size + 1;
     const unsigned char *rec = sg->p + off;
-    if ((off > 0 && rec[-1] != v->delim) || (!*added && rec[len - 1] != v->delim))
+    if ((first && off > 0 && rec[-1] != v->delim) ||
+        ((last || first) && !*added && rec[len - 1] != v->delim))
         return NULL;
     return rec;
 }
@@ -1138,7 +1146,8 @@ static int add_refs(rf_engine_gather *g, unsigned from, const unsigned char *p,
         e += a + b + c;
         number = base + gap;
         int added;
-        const unsigned char *rec = ref_record(g, at + skip, len, &si, &added, err);
+        const unsigned char *rec =
+            ref_record(g, at + skip, len, &si, r + 1 == records, &added, err);
         if (!rec)
             return err->status ? 1 : bad_packets(err);
         const rf_status st = key_of(g, &pl->kc, number, &key);
