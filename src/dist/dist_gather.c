@@ -65,7 +65,7 @@
 /* Spill writes go through a buffer of this size. */
 #define WRITE_BUF ((size_t)1 << 20)
 /* Entries asked for ahead of the one written. */
-#define PREFETCH 24
+#define PREFETCH 16
 /* Keys drawn at a time by a part's cursor, and the gap beyond which a
  * ChaCha20 cursor seeks rather than walks: a seek costs about as much as
  * drawing a few dozen words. */
@@ -1440,11 +1440,8 @@ static size_t held_fill(const void *ctx, size_t first, size_t n, unsigned char *
         /* Entries in keyed order are scattered in memory: every one is a
          * cache miss, overlapped by asking for those ahead (as
          * rf_records_write does). */
-        if (i + PREFETCH < n) {
-            const unsigned char *ahead = ordered_addr(&h->o, first + i + PREFETCH);
-            __builtin_prefetch(ahead);
-            __builtin_prefetch(ahead + 64);
-        }
+        if (i + PREFETCH < n)
+            __builtin_prefetch(ordered_addr(&h->o, first + i + PREFETCH));
         size_t l;
         const unsigned char *p = record_bytes(h->g, h->f, ordered_addr(&h->o, first + i), &l);
         if (l > cap - used)
