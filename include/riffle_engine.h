@@ -516,7 +516,9 @@ RF_API RF_NODISCARD rf_status rf_engine_shuffle(const rf_engine_options *o,
  *           size and modification time and of the stream's length)
  *   payload: records entries, each
  *           varint gap | varint skip | varint length
- * The gap numbers records as above.  A record starts `skip` bytes after
+ * A round takes references until the owner's frame holds room / 24 of
+ * them (24 bytes of order: what each costs its owner), whatever their
+ * bytes.  The gap numbers records as above.  A record starts `skip` bytes after
  * the previous entry's end in the logical stream (after the stream's start
  * for a frame's first entry: its offset), and has `length` bytes, its
  * delimiter included (an added one counted).  About 3 bytes a record
