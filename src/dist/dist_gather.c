@@ -154,6 +154,8 @@ struct rf_engine_gather {
     struct dist_view view;
     rf_engine_error view_err; /* the view's error slot between calls */
     uint32_t ident;
+    uint64_t *tail;           /* per input: where its unterminated tail starts
+                                 (its size when it ends with a delimiter) */
     /* spilling */
     struct engine eng;       /* the temporary files' settings, for keyfiles.h */
     struct rfi_keyfiles kf;  /* opened at the first spill */
@@ -657,6 +659,7 @@ void rf_engine_gather_close(rf_engine_gather *g)
     free(g->run.gaps);
     if (g->have_view)
         rfi_dist_view_close(&g->view);
+    free(g->tail);
     memset(&g->order, 0, sizeof g->order);
     free(g);
 }
@@ -1083,6 +1086,16 @@ rf_status rf_engine_gather_inputs(rf_engine_gather *g, const rf_engine_options *
     }
     rfi_dist_view_random(&g->view);
     g->view.err = &g->view_err;
+    g->tail = calloc(g->view.nseg ? g->view.nseg : 1, sizeof *g->tail);
+    if (!g->tail) {
+        rfi_dist_view_close(&g->view);
+        return rfi_engine_nomem(err), RF_ENOMEM;
+    }
+    for (size_t i = 0; i < g->view.nseg; i++) {
+        const struct dist_seg *sg = &g->view.seg[i];
+        const unsigned char *d = sg->extra ? memrchr(sg->p, g->view.delim, sg->size) : NULL;
+        g->tail[i] = !sg->extra ? sg->size : d ? (uint64_t)(d - sg->p) + 1 : 0;
+    }
     g->have_view = 1;
     return RF_OK;
 }
@@ -1116,6 +1129,11 @@ static const unsigned char *ref_record(rf_engine_gather *g, uint64_t pos, uint64
     if (len > sg->size + (uint64_t)sg->extra - off)
         return NULL;
     *added = sg->extra && off + len == sg->size + 1;
+    /* a record held where it lies must end at a delimiter of its input, or
+     * the write's search for it would run past the input: so before the
+     * unterminated tail (g->tail), which only an added one may be, whole */
+    if (*added ? off != g->tail[*si] : off + len > g->tail[*si])
+        return NULL;
     const unsigned char *rec = sg->p + off;
     if ((first && off > 0 && rec[-1] != v->delim) ||
         ((last || first) && !*added && rec[len - 1] != v->delim))
