@@ -1001,9 +1001,13 @@ static const unsigned char *local_copy(rf_engine_gather *g, const unsigned char 
 }
 
 /* A record of part `part` held where it lies (`hold`) or copied: as
- * rfi_dist_gather_local describes, for the local lane and for references. */
-static int hold_one(rf_engine_gather *g, unsigned part, int hold, const unsigned char *rec,
-                    size_t len, int added, uint64_t key, uint64_t number, rf_engine_error *err)
+ * rfi_dist_gather_local describes, for the local lane and for references.
+ * A held record with its delimiter added ends its run; the lane then
+ * spills if over the budget, references never here: their frames may lie
+ * in a buffer a spill frees (the caller spills after the frames). */
+static int hold_one(rf_engine_gather *g, unsigned part, int hold, int lane,
+                    const unsigned char *rec, size_t len, int added, uint64_t key,
+                    uint64_t number, rf_engine_error *err)
 {
     struct part_list *pl = &g->pl[part];
     struct local_run *r = &g->run;
@@ -1053,6 +1057,8 @@ static int hold_one(rf_engine_gather *g, unsigned part, int hold, const unsigned
     g->held_records++;
     g->records++;
     g->bytes += size;
+    if (added && hold && !lane)
+        return local_close(g, err) != 0 ? (failed(g, err), 1) : 0;
     if (added && hold)
         return rfi_dist_gather_local_end(g, err);
     return 0;
@@ -1065,7 +1071,7 @@ int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t 
         rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0);
         return failed(g, err), 1;
     }
-    return hold_one(g, g->lane_part, g->lane_hold, rec, len, added, key, number, err);
+    return hold_one(g, g->lane_part, g->lane_hold, 1, rec, len, added, key, number, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1173,7 +1179,8 @@ static int add_refs(rf_engine_gather *g, unsigned from, const unsigned char *p,
             return rfi_engine_status(err, st);
         if (g->nitems == g->items_cap && reserve_items(g, 1) != 0)
             return rfi_engine_nomem(err);
-        if (hold_one(g, from, 1, rec, (size_t)len - (size_t)added, added, key, number, err) != 0)
+        if (hold_one(g, from, 1, 0, rec, (size_t)len - (size_t)added, added, key, number, err) !=
+            0)
             return 1;
         at += skip + len;
     }
