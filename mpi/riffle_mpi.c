@@ -195,6 +195,23 @@ static int on_temp(void *ctx, const char *dir, unsigned long files)
     return cleanup_on_temp(NULL, dir, files);
 }
 
+/* --threads' default: this machine's online CPUs shared among the ranks
+ * on it (MPI_COMM_TYPE_SHARED), at least one each, so that ranks of one
+ * machine do not run a thread per CPU each.  Collective. */
+static unsigned machine_share(const struct job *j)
+{
+    int here = 1;
+    MPI_Comm node;
+    if (MPI_Comm_split_type(j->comm, MPI_COMM_TYPE_SHARED, j->rank, MPI_INFO_NULL, &node) ==
+        MPI_SUCCESS) {
+        MPI_Comm_size(node, &here);
+        MPI_Comm_free(&node);
+    }
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const long share = cpus > 0 ? cpus / here : 1;
+    return share > 0 ? (unsigned)share : 1u;
+}
+
 static int setup(struct job *j)
 {
     const struct mpi_opts *o = j->opts;
@@ -206,7 +223,8 @@ static int setup(struct job *j)
     eo->count = o->count;
     eo->memory = o->memory;
     eo->tmpdir = rf_temp_dir(o->tmpdir);
-    eo->threads = o->threads;
+    const unsigned share = machine_share(j); /* collective: every rank, always */
+    eo->threads = o->threads ? o->threads : share;
     eo->temp = on_temp;
     eo->temp_ctx = j;
     eo->progress = j->show_progress ? on_engine_progress : NULL;
