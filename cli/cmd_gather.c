@@ -65,7 +65,8 @@ static int gather_help(void)
         "write task J's share of the shuffled records; task 0 writes the header\n"
         "(D/header) first.  The outputs of tasks 0 .. P-1, concatenated in order, are\n"
         "exactly the output of `riffle --seed=S FILE...`.  Given the FILEs, check too\n"
-        "that they are the inputs the run counted, unchanged.\n"
+        "that they are the inputs the run counted, unchanged.  Packets of `riffle\n"
+        "scatter --by-reference` need the FILEs: their records are read from there.\n"
         "\n"
         "      --task=J             this task's number, 0 <= J < P\n"
         "      --tasks=P            the number of tasks, as given to scatter\n"
@@ -324,12 +325,13 @@ static int hold_part(const struct gather_opts *o, struct gather_run *gr, rf_engi
     const int mine = !rf_engine_gather_owner(g, &owner, &owners) ||
                      (owner == o->d.task && owners == o->d.tasks);
     if (st == RF_EINVAL && gr->refs[i] && mine)
-        /* the FILEs are the counted ones (check_count): what the frames'
-         * identity adds is the device, which another machine numbers
-         * otherwise */
+        /* The FILEs passed check_count: what the frames' identity adds is
+         * the device (another machine numbers its mounts itself), and the
+         * library's check that each reference lies between delimiters
+         * sees a rewrite that kept the size and times but moved them. */
         cli_error("%s: references into the inputs as task %u saw them, which these FILEs are "
-                  "not (another machine's mount?): gather where the scatter ran, or rerun "
-                  "`riffle scatter --task=%u` without --by-reference", path, i, i);
+                  "not (another machine's mount, or a rewrite that kept their sizes and "
+                  "times): gather on the scatter's machine, or rerun every step", path, i);
     else if (st == RF_EINVAL || !mine)
         cli_error("%s: not packets of task %u for task %llu of %llu", path, i,
                   (unsigned long long)o->d.task, (unsigned long long)o->d.tasks);

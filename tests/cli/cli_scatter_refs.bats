@@ -208,3 +208,36 @@ long_lines() {
     [ "$output" = "riffle: $T/d/0.to.0: not packets of task 0 for task 0 of 1" ]
     [ ! -e "$T/x" ]
 }
+
+@test "empty inputs, fewer records than tasks, a header only: by reference" {
+    : > "$T/e"
+    printf 'one\ntwo' > "$T/two"
+    for files in "e" "e e" "two" "two e"; do
+        # shellcheck disable=SC2086
+        (cd "$T" && "$RIFFLE" --seed=3 $files > "$T/want")
+        # shellcheck disable=SC2086
+        (cd "$T" && refs "d-${files// /-}" 5 -- $files)
+        cmp "$T/want" "$T/d-${files// /-}/out"
+    done
+    refs "$T/dh" 3 --header=2 -- "$T/two" "$T/e"
+    "$RIFFLE" --seed=3 --header=2 "$T/two" "$T/e" | cmp - "$T/dh/out"
+}
+
+@test "an input rewritten between scatter and gather keeping size, inode and times: the references no longer fit" {
+    seq 100000 199999 > "$T/a"
+    refs "$T/d" 2 -- "$T/a"
+    rm "$T/d/part."* "$T/d/out"
+    # the same size, written in place (same inode), every line one byte
+    # later, and the modification time put back: only the references' own
+    # check, that each record lies between delimiters, can see it
+    local m
+    m=$(stat -c %y "$T/a")
+    { printf 'X'; head -c $(($(stat -c %s "$T/a") - 1)) "$T/a"; } > "$T/new"
+    dd if="$T/new" of="$T/a" conv=notrunc status=none
+    touch -d "$m" "$T/a"
+    [ "$(stat -c %y "$T/a")" = "$m" ]
+    run "$RIFFLE" gather --task=1 --tasks=2 --dir="$T/d" --seed=3 -o "$T/x" "$T/a"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: $T/d/0.to.1: references into the inputs as task 0 saw them, which these FILEs are not (another machine's mount, or a rewrite that kept their sizes and times): gather on the scatter's machine, or rerun every step" ]
+    [ ! -e "$T/x" ]
+}
