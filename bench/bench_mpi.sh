@@ -7,7 +7,8 @@
 #               1 GB file; a smaller one for a quick run)
 #   WEAK=MIB    the weak-scaling share per rank (default 256): files of
 #               P x WEAK MiB on P ranks
-#   PS="1 2 4"  the rank counts
+#   PS="1 2 4"  the rank counts (P > 1: a row with references between the
+#               ranks, --exchange=auto, and one with bytes, --exchange=bytes)
 #   OLD=DIR     a second build (e.g. one from before a change): its riffle-mpi
 #               runs too, in the row after each of this build's
 #   KEEP=1      keep the generated files in $TMPDIR (default /tmp)
@@ -88,12 +89,15 @@ riffle_row() {
         "$cpu" "$mbs" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
 }
 
-# mpi_row CASE FILE P: riffle-mpi on P ranks (the cores shared among them)
+# mpi_row CASE FILE P [EXCHANGE]: riffle-mpi on P ranks (the cores shared
+# among them), with --exchange=EXCHANGE when given (the default, auto: the
+# ranks of this machine send each other references into the input)
 mpi_row() {
     p=$3
     th=$((cores / p))
     [ "$th" -ge 1 ] || th=1
-    timed "$2" mpirun.openmpi -np "$p" "$rmpi" --seed=1 --threads="$th" --stats "$2" -o "$out"
+    timed "$2" mpirun.openmpi -np "$p" "$rmpi" --seed=1 --threads="$th" --stats \
+        ${4:+--exchange="$4"} "$2" -o "$out"
     cmp -s "$want" "$out" || { echo "bench_mpi: P=$p: not riffle's bytes" >&2; exit 1; }
     rm -f "$out"
     st=$(stats)
@@ -179,6 +183,8 @@ riffle_row strong "$big"
 for p in $ps; do
     mpi_row strong "$big" "$p"
     old_row "strong (OLD)" "$big" "$p"
+    # every record's bytes exchanged, as between machines
+    [ "$p" -eq 1 ] || mpi_row "strong, bytes" "$big" "$p" bytes
 done
 
 tasks=${TASKS:-4}

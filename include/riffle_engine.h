@@ -516,14 +516,21 @@ RF_API RF_NODISCARD rf_status rf_engine_shuffle(const rf_engine_options *o,
  *           size and modification time and of the stream's length)
  *   payload: records entries, each
  *           varint gap | varint skip | varint length
- * The gap numbers records as above.  A record starts `skip` bytes after
+ * A round takes references until the owner's frame holds room / 24 of
+ * them (24 bytes of order: what each costs its owner), whatever their
+ * bytes.  The gap numbers records as above.  A record starts `skip` bytes after
  * the previous entry's end in the logical stream (after the stream's start
  * for a frame's first entry: its offset), and has `length` bytes, its
  * delimiter included (an added one counted).  About 3 bytes a record
  * whatever its length.  A gather reads them only with the inputs given
- * (rf_engine_gather_inputs) and refuses another identity, a record that
- * does not start after a delimiter and end with one in the inputs, or one
- * outside them or in the header. 
+ * (rf_engine_gather_inputs) and refuses another identity, a record outside
+ * the inputs, in the header, across two inputs or past an input's last
+ * delimiter (but an unterminated last record, whole), and a frame whose
+ * first record (and each input's first in it) does not start after a
+ * delimiter, or whose first or last does not end with one.  The bytes of
+ * the records between are not read until the write: the references are
+ * the scatter's, and a wrong skip or length moves every later record of
+ * the frame, which its last one then shows (unless by whole records).
  *
  * The options of the three steps must be equal in rng, key, delim and header
  * (the gather uses rng and key for the keys and ties, and memory, tmpdir,

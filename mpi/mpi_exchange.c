@@ -17,6 +17,13 @@
  * the others': the library's local lane (rf_engine_scatter_local) would
  * copy them into the gather, which costs what MPI's copy to self costs
  * (docs/BENCHMARKS_MPI.md), or hold the whole part's input pages.
+ *
+ * Ranks of one machine that see the same input files send each other
+ * references instead of records (rf_engine_scatter_refer,
+ * rf_engine_gather_inputs: about 3 bytes a record), and each reads its
+ * records from its own mapping of the files: nothing is copied before the
+ * write.  Which ranks do is agreed collectively (plan_references), so both
+ * sides of every pair decide alike; --exchange=bytes turns it off.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -377,10 +384,9 @@ static void use_references(struct job *j, const unsigned char *refer, rf_engine_
     }
 }
 
-int job_exchange(struct job *j, rf_engine_gather **gp, rf_engine_scatter **sp)
+int job_exchange(struct job *j, rf_engine_gather **gp)
 {
     *gp = NULL;
-    *sp = NULL;
     double t = now();
     job_progress(j, "count", 0, 0);
     uint64_t first, bytes;
@@ -418,14 +424,15 @@ int job_exchange(struct job *j, rf_engine_gather **gp, rf_engine_scatter **sp)
     round_free(&r);
     if (s)
         (void)rf_engine_scatter_kept(s, &j->st.kept);
+    /* the part is sent: its mapping and round buffers go (no local lane
+     * holds records in them) */
+    rf_engine_scatter_close(s);
     j->st.records = g ? rf_engine_gather_records(g) : 0;
     j->st.seconds[PH_EXCHANGE] = now() - t;
     if (status != 0) {
         rf_engine_gather_close(g);
-        rf_engine_scatter_close(s);
         return -1;
     }
     *gp = g;
-    *sp = s;
     return 0;
 }

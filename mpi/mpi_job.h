@@ -59,6 +59,7 @@ struct job_stats {
     uint64_t sent, received, records, rounds;
     uint64_t kept; /* bytes of the rank's own records, which do not travel */
     unsigned referred; /* ranks (itself included) sent references, not bytes */
+    double anon_mib;   /* private resident memory at the end of the write */
     uint64_t temp_files;      /* the gather made (rf_engine_gather_temp_files) */
 };
 
@@ -101,10 +102,8 @@ static inline double now(void)
 struct job_output;
 
 /* The records of every part moved to their owners: the gather of this
- * rank, filled, and the scatter whose inputs hold the rank's own records
- * (the local lane): close it after the gather.  Both NULL after a failure
- * (agreed). */
-int job_exchange(struct job *j, rf_engine_gather **g, rf_engine_scatter **s);
+ * rank, filled (NULL after a failure; agreed). */
+int job_exchange(struct job *j, rf_engine_gather **g);
 
 /* The output files: created as temporaries by rank 0 (beside each target),
  * opened by every rank.  Agreed. */

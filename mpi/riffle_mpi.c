@@ -40,12 +40,33 @@
 
 #define STATS_TAG 7202
 
+/* The rank's private resident memory now, in MiB (RssAnon of
+ * /proc/self/status: what it holds itself, without the pages of the files
+ * it maps, which the page cache shares between the ranks of a machine), or
+ * -1 where the kernel does not say. */
+static double anon_mib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    double mib = -1;
+    char line[256];
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long kib;
+        if (sscanf(line, "RssAnon: %lu kB", &kib) == 1) {
+            mib = (double)kib / 1024.0;
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    return mib;
+}
+
 /* Every rank's measures, printed by rank 0: one line per rank. */
 static void print_stats(struct job *j)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double mine[PH_N + 10];
+    double mine[PH_N + 11];
     for (int i = 0; i < PH_N; i++)
         mine[i] = j->st.seconds[i];
     mine[PH_N] = (double)j->st.sent;
@@ -58,27 +79,29 @@ static void print_stats(struct job *j)
     mine[PH_N + 7] = (double)j->st.temp_files;
     mine[PH_N + 8] = (double)j->st.kept;
     mine[PH_N + 9] = (double)j->st.referred;
-    const int w = PH_N + 10;
+    mine[PH_N + 10] = j->st.anon_mib;
+    const int w = PH_N + 11;
     if (j->rank != 0) {
         MPI_Send(mine, w, MPI_DOUBLE, 0, STATS_TAG, j->comm);
         return;
     }
     fprintf(stderr, "%s: stats: rank count_s exchange_s sizes_s write_s commit_s sent_MB "
                     "received_MB records rounds peak_rss_MiB user_s sys_s temp_files kept_MB "
-                    "refs\n",
+                    "refs anon_MiB\n",
             MPI_PROG);
     for (int r = 0; r < j->size; r++) {
-        double v[PH_N + 10];
+        double v[PH_N + 11];
         if (r == 0)
             memcpy(v, mine, sizeof v);
         else
             MPI_Recv(v, w, MPI_DOUBLE, r, STATS_TAG, j->comm, MPI_STATUS_IGNORE);
         fprintf(stderr,
                 "%s: stats: %d %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.0f %.0f %.1f %.2f %.2f %.0f "
-                "%.3f %.0f\n",
+                "%.3f %.0f %.1f\n",
                 MPI_PROG, r, v[PH_COUNT], v[PH_EXCHANGE], v[PH_SIZES], v[PH_WRITE], v[PH_COMMIT],
                 v[PH_N] / 1e6, v[PH_N + 1] / 1e6, v[PH_N + 2], v[PH_N + 3], v[PH_N + 4],
-                v[PH_N + 5], v[PH_N + 6], v[PH_N + 7], v[PH_N + 8] / 1e6, v[PH_N + 9]);
+                v[PH_N + 5], v[PH_N + 6], v[PH_N + 7], v[PH_N + 8] / 1e6, v[PH_N + 9],
+                v[PH_N + 10]);
     }
 }
 
@@ -227,6 +250,7 @@ static int run_alone(struct job *j, struct job_output *out)
     if (job_output_alone(j, out) != 0)
         return JOB_FAIL;
     j->st.seconds[PH_WRITE] = now() - t;
+    j->st.anon_mib = -1; /* the engine has freed its memory by now: not measured */
     job_progress_end(j);
     const double c = now();
     const int status = job_output_commit(j, out) == 0 ? JOB_OK : JOB_FAIL;
@@ -240,7 +264,6 @@ static int run(struct job *j)
         return JOB_FAIL;
     struct job_output *out = NULL;
     rf_engine_gather *g = NULL;
-    rf_engine_scatter *s = NULL; /* the gather holds its own records in s's inputs */
     int status = JOB_FAIL;
     if (job_output_open(j, &out) != 0)
         goto done;
@@ -248,7 +271,7 @@ static int run(struct job *j)
         status = run_alone(j, out);
         goto done;
     }
-    if (job_output_header(j, out) != 0 || job_exchange(j, &g, &s) != 0)
+    if (job_output_header(j, out) != 0 || job_exchange(j, &g) != 0)
         goto done;
     job_progress(j, "order", 0, 0);
     pause_for_tests("order");
@@ -261,6 +284,7 @@ static int run(struct job *j)
     if (job_output_write(j, out, g) != 0)
         goto done;
     j->st.seconds[PH_WRITE] = now() - t;
+    j->st.anon_mib = anon_mib();
     job_progress_end(j);
     t = now();
     status = job_output_commit(j, out) == 0 ? JOB_OK : JOB_FAIL;
@@ -270,7 +294,6 @@ done:
     if (g)
         j->st.temp_files = rf_engine_gather_temp_files(g);
     rf_engine_gather_close(g);
-    rf_engine_scatter_close(s);
     job_output_close(j, out);
     if (j->opts->stats)
         print_stats(j);

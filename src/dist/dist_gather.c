@@ -154,6 +154,8 @@ struct rf_engine_gather {
     struct dist_view view;
     rf_engine_error view_err; /* the view's error slot between calls */
     uint32_t ident;
+    uint64_t *tail;           /* per input: where its unterminated tail starts
+                                 (its size when it ends with a delimiter) */
     /* spilling */
     struct engine eng;       /* the temporary files' settings, for keyfiles.h */
     struct rfi_keyfiles kf;  /* opened at the first spill */
@@ -657,6 +659,7 @@ void rf_engine_gather_close(rf_engine_gather *g)
     free(g->run.gaps);
     if (g->have_view)
         rfi_dist_view_close(&g->view);
+    free(g->tail);
     memset(&g->order, 0, sizeof g->order);
     free(g);
 }
@@ -1083,18 +1086,34 @@ rf_status rf_engine_gather_inputs(rf_engine_gather *g, const rf_engine_options *
     }
     rfi_dist_view_random(&g->view);
     g->view.err = &g->view_err;
+    g->tail = calloc(g->view.nseg ? g->view.nseg : 1, sizeof *g->tail);
+    if (!g->tail) {
+        rfi_dist_view_close(&g->view);
+        return rfi_engine_nomem(err), RF_ENOMEM;
+    }
+    for (size_t i = 0; i < g->view.nseg; i++) {
+        const struct dist_seg *sg = &g->view.seg[i];
+        const unsigned char *d = sg->extra ? memrchr(sg->p, g->view.delim, sg->size) : NULL;
+        g->tail[i] = !sg->extra ? sg->size : d ? (uint64_t)(d - sg->p) + 1 : 0;
+    }
     g->have_view = 1;
     return RF_OK;
 }
 
 /* The record of a reference: at logical offset pos, len bytes (an added
- * delimiter counted), checked to lie in one input after the header and to
- * start and end at record boundaries.  Its segment is found from *si on
- * (the previous reference's, or SIZE_MAX): a new one ends the open run,
- * since a run walks one input's bytes.  NULL when it does not. */
+ * delimiter counted), checked to lie in one input after the header; the
+ * first of a frame or of an input checked to start at a record boundary,
+ * and the last of a frame to end at one (`last`).  Not every record's
+ * bytes are read here: they are read once, by the write, and a wrong skip
+ * or length shifts every later reference of the frame, so the frame's
+ * last one finds it unless the shift is by whole records.  Its segment is
+ * found from *si on (the previous reference's, or SIZE_MAX): a new one
+ * ends the open run, since a run walks one input's bytes.  NULL when it
+ * does not. */
 static const unsigned char *ref_record(rf_engine_gather *g, uint64_t pos, uint64_t len,
-                                       size_t *si, int *added, rf_engine_error *err)
+                                       size_t *si, int last, int *added, rf_engine_error *err)
 {
+    int first = 0;
     const struct dist_view *v = &g->view;
     if (pos < v->hend || len == 0 || pos >= v->total || len > v->total - pos)
         return NULL;
@@ -1104,13 +1123,20 @@ static const unsigned char *ref_record(rf_engine_gather *g, uint64_t pos, uint64
             return NULL;
         *si = rfi_dist_seg_of(v, pos);
         sg = &v->seg[*si];
+        first = 1;
     }
     const uint64_t off = pos - sg->at;
     if (len > sg->size + (uint64_t)sg->extra - off)
         return NULL;
     *added = sg->extra && off + len == sg->size + 1;
+    /* a record held where it lies must end at a delimiter of its input, or
+     * the write's search for it would run past the input: so before the
+     * unterminated tail (g->tail), which only an added one may be, whole */
+    if (*added ? off != g->tail[*si] : off + len > g->tail[*si])
+        return NULL;
     const unsigned char *rec = sg->p + off;
-    if ((off > 0 && rec[-1] != v->delim) || (!*added && rec[len - 1] != v->delim))
+    if ((first && off > 0 && rec[-1] != v->delim) ||
+        ((last || first) && !*added && rec[len - 1] != v->delim))
         return NULL;
     return rec;
 }
@@ -1138,7 +1164,8 @@ static int add_refs(rf_engine_gather *g, unsigned from, const unsigned char *p,
         e += a + b + c;
         number = base + gap;
         int added;
-        const unsigned char *rec = ref_record(g, at + skip, len, &si, &added, err);
+        const unsigned char *rec =
+            ref_record(g, at + skip, len, &si, r + 1 == records, &added, err);
         if (!rec)
             return err->status ? 1 : bad_packets(err);
         const rf_status st = key_of(g, &pl->kc, number, &key);

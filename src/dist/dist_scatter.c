@@ -37,6 +37,9 @@
  * ends found 64 bytes at a time (rf_delims_find) rather than one memchr
  * call per record. */
 #define END_WINDOW ((size_t)4096)
+/* What a record sent by reference costs its owner: its entry in the order
+ * (riffle_engine.h, rf_engine_gather_inputs). */
+#define REF_COST 24u
 /* The smallest slot: a frame header and a short record. */
 #define SLOT_MIN ((size_t)RFI_DIST_FRAME + 64)
 
@@ -326,13 +329,16 @@ static void finish_frame(const rf_engine_scatter *s, unsigned d)
 /* The record at s->pos, of `bytes` bytes, as a reference in owner d's
  * frame (slot b), if it fits in room: its number's gap, the bytes skipped
  * since the frame's last record (since the stream's start for the first)
- * and its length.  Returns as take_one. */
+ * and its length.  A reference counts in the room as what it costs its
+ * owner (REF_COST bytes of order), not its few bytes, so that a round
+ * holds no more for an owner's budget than a round of records would.
+ * Returns as take_one. */
 static int take_ref(rf_engine_scatter *s, struct slot *b, unsigned d, uint64_t gap,
                     size_t bytes, size_t room, rf_engine_error *err)
 {
     const uint64_t skip = s->pos - (b->len ? b->last_end : 0);
     const size_t entry = rfi_varint_len(gap) + rfi_varint_len(skip) + rfi_varint_len(bytes);
-    if (b->len > 0 && b->len + entry > room)
+    if (b->len > 0 && (b->records + 1) * REF_COST > room)
         return 0;
     if (b->len == 0) {
         if (make_room(s, RFI_DIST_FRAME + entry) != 0)

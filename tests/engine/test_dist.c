@@ -1850,6 +1850,9 @@ static void refs_refused(void **state)
         {{0, 9, 4}, 1, 0},                  /* past the end */
         {{0, 10, 2}, 1, 0},                 /* the unterminated one, not from its start */
         {{0, 2, 3, 0, 0, 3}, 2, 0},         /* the second ends mid-record */
+        /* a middle one in the unterminated tail, not whole: its write
+         * would search past the input for a delimiter */
+        {{0, 2, 3, 0, 4, 1, 0, 0, 2}, 3, 0},
         {{0, 2, 3}, 1, 1},                  /* another identity */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

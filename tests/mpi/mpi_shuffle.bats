@@ -51,10 +51,13 @@ launcher() {
     esac
 }
 
-# mpi FLAVOR P ARGS...: riffle-mpi on P ranks.
+# mpi FLAVOR P ARGS...: riffle-mpi on P ranks (with --exchange=$EXCHANGE
+# when it is set: the ranks of this one machine otherwise send each other
+# references into the inputs).
 mpi() {
     local flavor=$1 p=$2
     shift 2
+    if [ -n "${EXCHANGE:-}" ]; then set -- --exchange="$EXCHANGE" "$@"; fi
     case $flavor in
     openmpi) mpirun.openmpi -np "$p" "$OPENMPI_BIN" "$@" ;;
     mpich) # MPICH's rounds cost more than Open MPI's on oversubscribed
@@ -181,6 +184,20 @@ every_case() {
     every_case 7
 }
 
+# The same cases with every record's bytes sent (--exchange=bytes), as
+# between machines.
+@test "every case on 2 ranks, bytes exchanged: the bytes of riffle --seed" {
+    EXCHANGE=bytes every_case 2
+}
+
+@test "every case on 3 ranks, bytes exchanged: the bytes of riffle --seed" {
+    EXCHANGE=bytes every_case 3
+}
+
+@test "every case on 5 ranks, bytes exchanged: the bytes of riffle --seed" {
+    EXCHANGE=bytes every_case 5
+}
+
 @test "default rounds and budget give the same bytes" {
     lines 3000 > "$T/in"
     unset RIFFLE_MPI_ROUND_BYTES
@@ -220,6 +237,36 @@ every_case() {
     cmp <(sort "$T/in") <(sort "$T/got")
 }
 
+@test "ranks of one machine send references: every rank, a few bytes a record" {
+    # 100000 lines of 50 bytes (5 MB): a reference is about 3 bytes; --stats
+    # gives each rank's MB sent and (last field) the ranks it referred to
+    awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%08d %040d\n", i, i * 7 }' > "$T/in"
+    unset RIFFLE_MPI_ROUND_BYTES
+    local p
+    for p in 2 3; do
+        run mpi openmpi "$p" --seed=4 --stats "$T/in" -o "$T/got"
+        [ "$status" -eq 0 ]
+        printf '%s\n' "$output" | awk -v p="$p" '
+            /^riffle-mpi: stats: [0-9]/ { ranks++; sent += $9; if ($18 != p) bad = 1 }
+            END { print "sent " sent " MB for 5 MB"; exit !(ranks == p && !bad && sent < 0.4) }'
+        "$RIFFLE" --seed=4 "$T/in" | cmp - "$T/got"
+        # and none with --exchange=bytes
+        run mpi openmpi "$p" --exchange=bytes --seed=4 --stats "$T/in" -o "$T/got"
+        [ "$status" -eq 0 ]
+        printf '%s\n' "$output" | awk '/^riffle-mpi: stats: [0-9]/ { if ($18 != 0) bad = 1 }
+            END { exit bad }'
+        "$RIFFLE" --seed=4 "$T/in" | cmp - "$T/got"
+    done
+}
+
+@test "--exchange takes auto or bytes" {
+    printf 'a\nb\n' > "$T/in"
+    run mpi openmpi 1 --exchange=pigeons --seed=1 "$T/in" -o "$T/got"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"invalid exchange 'pigeons' (auto or bytes)"* ]]
+    [ ! -e "$T/got" ]
+}
+
 @test "wire format 2: at most 1.08 bytes sent per byte of the records that travel" {
     # 100000 lines of 50 bytes (5 MB): each record goes as a one-byte gap and
     # its bytes, plus 64 bytes per frame; --stats gives each rank's bytes
@@ -230,7 +277,7 @@ every_case() {
     unset RIFFLE_MPI_ROUND_BYTES
     local p
     for p in 2 3 5; do
-        run mpi openmpi "$p" --seed=4 --stats "$T/in" -o "$T/got"
+        run mpi openmpi "$p" --exchange=bytes --seed=4 --stats "$T/in" -o "$T/got"
         [ "$status" -eq 0 ]
         printf '%s\n' "$output" | awk -v p="$p" '
             /^riffle-mpi: stats: [0-9]/ { ranks++; sent += $9; kept += $17 }
