@@ -327,8 +327,8 @@ static int hold_part(const struct gather_opts *o, struct gather_run *gr, rf_engi
     if (st == RF_EINVAL && gr->refs[i] && mine)
         /* The FILEs passed check_count: what the frames' identity adds is
          * the device (another machine numbers its mounts itself), and the
-         * library's check that each reference lies between delimiters
-         * sees a rewrite that kept the size and times but moved them. */
+         * library's check of record boundaries at each frame's ends sees
+         * a rewrite that kept the size and times but moved them. */
         cli_error("%s: references into the inputs as task %u saw them, which these FILEs are "
                   "not (another machine's mount, or a rewrite that kept their sizes and "
                   "times): gather on the scatter's machine, or rerun every step", path, i);
