@@ -15,7 +15,8 @@
 #   TASKS=N     the file transport's tasks (default 4; 0 for none): riffle
 #               scatter --count, riffle scatter and riffle gather -o, tasks
 #               0 .. N-1 one after another on the strong file, CPU against
-#               riffle's
+#               riffle's; then the same with scatter --by-reference (the
+#               gathers given the file)
 #
 # Every command writes its output to a file in $TMPDIR (riffle-mpi needs a
 # file its ranks can share), and riffle-mpi's output is compared with
@@ -109,15 +110,18 @@ mpi_row() {
             'BEGIN { t = b - k * 1e6; if (s > 0 && t > b / 1000) printf "%.3f", s * 1e6 / t; else printf "-" }')"
 }
 
-# tasks_row CASE FILE N BUILD: the file transport's three steps for tasks
-# 0 .. N-1 in sequence with BUILD's riffle (a scheduler's array job run one
-# task at a time); CPU summed over the 3 N processes, wall from the first to
-# the last, the gathers' outputs concatenated and compared with riffle's
+# tasks_row CASE FILE N BUILD [refs]: the file transport's three steps for
+# tasks 0 .. N-1 in sequence with BUILD's riffle (a scheduler's array job run
+# one task at a time), with `refs` by reference; CPU summed over the 3 N
+# processes, wall from the first to the last, the gathers' outputs
+# concatenated and compared with riffle's
 tasks_row() {
     case=$1
     n=$3
     file=$2
     bin=$4/riffle
+    by=
+    [ "${5:-}" != refs ] || by=--by-reference
     d=$(mktemp -d "$tmp/riffle-bench-tasks.XXXXXX")
     sync
     t0=$(date +%s.%N)
@@ -130,6 +134,9 @@ tasks_row() {
             scatter) set -- "$bin" scatter --task=$i --tasks="$n" --dir="$d" --seed=1 "$file" ;;
             gather) set -- "$bin" gather --task=$i --tasks="$n" --dir="$d" --seed=1 -o "$d/out.$i" ;;
             esac
+            # by reference: scatter --by-reference, and the gathers read the file
+            if [ -n "$by" ] && [ "$step" = scatter ]; then set -- "$@" "$by"; fi
+            if [ -n "$by" ] && [ "$step" = gather ]; then set -- "$@" "$file"; fi
             /usr/bin/time -f '%U %S' -o "$tmp/riffle-bench-mpi.time" "$@" ||
                 { echo "bench_mpi: $step task $i failed" >&2; exit 1; }
             cpu=$(awk -v c="$cpu" '{ printf "%.2f", c + $1 + $2 }' "$tmp/riffle-bench-mpi.time")
@@ -191,6 +198,7 @@ if [ "$tasks" -gt 0 ]; then
     base_cpu=$cpu
     printf '| riffle | - | %s | %s | 1.00x |\n' "$wall" "$cpu"
     tasks_row "riffle scatter / gather" "$big" "$tasks" "$build"
+    tasks_row "riffle scatter --by-reference / gather FILE" "$big" "$tasks" "$build" refs
     [ -z "${OLD:-}" ] || tasks_row "riffle scatter / gather (OLD)" "$big" "$tasks" "$OLD"
 fi
 

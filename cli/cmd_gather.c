@@ -6,7 +6,10 @@
  * (replaced atomically, as in the shuf mode: output.h); task 0 writes
  * D/header first.  Every count is read first and every file's run identity
  * (dist_run.h) checked against them and the gather's key, and, given the
- * FILEs, against those.
+ * FILEs, against those.  Packets by reference (`riffle scatter
+ * --by-reference`) need the FILEs: they are mapped (rf_engine_gather_inputs)
+ * and those records written from there; packets of the records' bytes only
+ * have the FILEs checked.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -62,7 +65,8 @@ static int gather_help(void)
         "write task J's share of the shuffled records; task 0 writes the header\n"
         "(D/header) first.  The outputs of tasks 0 .. P-1, concatenated in order, are\n"
         "exactly the output of `riffle --seed=S FILE...`.  Given the FILEs, check too\n"
-        "that they are the inputs the run counted, unchanged.\n"
+        "that they are the inputs the run counted, unchanged.  Packets of `riffle\n"
+        "scatter --by-reference` need the FILEs: their records are read from there.\n"
         "\n"
         "      --task=J             this task's number, 0 <= J < P\n"
         "      --tasks=P            the number of tasks, as given to scatter\n"
@@ -137,6 +141,10 @@ struct gather_run {
     uint64_t first;
     void **maps;            /* the packet files, mapped while the gather holds them */
     size_t *map_len;
+    size_t *off;            /* where each one's frames start */
+    int *refs;              /* each one's frames are references */
+    rf_engine_input *in;    /* the FILEs, for references: kept until the end */
+    size_t n_in;
 };
 
 /* D/count.I's run: task 0's against this gather (its --tasks, its FILEs),
@@ -240,7 +248,7 @@ static int check_scattered(const struct gather_opts *o, const struct gather_run 
  * where the library's frames start. */
 static int packets_run(const struct gather_opts *o, const struct gather_run *gr,
                        const char *path, unsigned i, const struct dist_run *count,
-                       const void *bytes, size_t len, size_t *off)
+                       const void *bytes, size_t len, size_t *off, int *refs)
 {
     struct dist_run file;
     const int p = dist_run_parse(bytes, len, DIST_STEP_PACKETS, &file, off);
@@ -261,15 +269,16 @@ static int packets_run(const struct gather_opts *o, const struct gather_run *gr,
                   (unsigned long long)o->d.task, (unsigned long long)o->d.tasks);
     else
         r = check_scattered(o, gr, path, i, &file, count);
+    *refs = file.refs;
     dist_run_free(&file);
     return r;
 }
 
-/* Part i's packets, mapped and given to the gather after their run is
- * checked: it reads them where they lie (rf_engine_gather_hold), so the
- * mapping stays until the gather is closed (unmap_parts). */
-static int add_part(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g,
-                    unsigned i, const struct dist_run *count)
+/* Part i's packets, mapped and their run checked: the gather reads them
+ * where they lie (rf_engine_gather_hold), so the mapping stays until the
+ * gather is closed (unmap_parts). */
+static int map_part(const struct gather_opts *o, struct gather_run *gr, unsigned i,
+                    const struct dist_run *count)
 {
     char path[4096];
     if (dist_path(&o->d, path, sizeof path, "%u.to.%llu", i, (unsigned long long)o->d.task) != 0)
@@ -285,7 +294,6 @@ static int add_part(const struct gather_opts *o, struct gather_run *gr, rf_engin
     }
     struct stat st;
     void *m = NULL;
-    size_t off;
     int status = -1;
     if (fstat(fd, &st) != 0) {
         cli_error("%s: %s", path, strerror(errno));
@@ -293,28 +301,77 @@ static int add_part(const struct gather_opts *o, struct gather_run *gr, rf_engin
                (m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
         cli_error("%s: %s", path, strerror(errno));
         m = NULL;
-    } else if (packets_run(o, gr, path, i, count, m ? m : "", m ? (size_t)st.st_size : 0,
-                           &off) == 0) {
-        rf_engine_error err;
+    } else {
         gr->maps[i] = m;
         gr->map_len[i] = m ? (size_t)st.st_size : 0;
-        m = NULL;
-        const rf_status st2 = rf_engine_gather_hold(
-            g, i, (const char *)gr->maps[i] + off, (size_t)st.st_size - off, &err);
-        unsigned owner, owners;
-        const int mine = !rf_engine_gather_owner(g, &owner, &owners) ||
-                         (owner == o->d.task && owners == o->d.tasks);
-        if (st2 == RF_EINVAL || !mine)
-            cli_error("%s: not packets of task %u for task %llu of %llu", path, i,
-                      (unsigned long long)o->d.task, (unsigned long long)o->d.tasks);
-        else if (st2 != RF_OK)
-            dist_engine_error(&err);
-        status = st2 == RF_OK && mine ? 0 : -1;
+        status = packets_run(o, gr, path, i, count, m ? m : "", gr->map_len[i], &gr->off[i],
+                             &gr->refs[i]);
     }
-    if (m)
-        munmap(m, (size_t)st.st_size);
     close(fd);
     return status;
+}
+
+/* Part i's mapped packets, given to the gather. */
+static int hold_part(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g,
+                     unsigned i)
+{
+    char path[4096];
+    if (dist_path(&o->d, path, sizeof path, "%u.to.%llu", i, (unsigned long long)o->d.task) != 0)
+        return -1;
+    rf_engine_error err;
+    const char *p = gr->maps[i] ? (const char *)gr->maps[i] + gr->off[i] : "";
+    const rf_status st = rf_engine_gather_hold(g, i, p, gr->map_len[i] - gr->off[i], &err);
+    unsigned owner, owners;
+    const int mine = !rf_engine_gather_owner(g, &owner, &owners) ||
+                     (owner == o->d.task && owners == o->d.tasks);
+    if (st == RF_EINVAL && gr->refs[i] && mine)
+        /* The FILEs passed check_count: what the frames' identity adds is
+         * the device (another machine numbers its mounts itself), and the
+         * library's check of record boundaries at each frame's ends sees
+         * a rewrite that kept the size and times but moved them. */
+        cli_error("%s: references into the inputs as task %u saw them, which these FILEs are "
+                  "not (another machine's mount, or a rewrite that kept their sizes and "
+                  "times): gather on the scatter's machine, or rerun every step", path, i);
+    else if (st == RF_EINVAL || !mine)
+        cli_error("%s: not packets of task %u for task %llu of %llu", path, i,
+                  (unsigned long long)o->d.task, (unsigned long long)o->d.tasks);
+    else if (st != RF_OK)
+        dist_engine_error(&err);
+    return st == RF_OK && mine ? 0 : -1;
+}
+
+/* Packets by reference (any part's) need the inputs mapped before any
+ * packets are added: the FILEs, with the run's --header and -z (the
+ * frames' identity covers where the header ends).  0, or -1 after a
+ * message. */
+static int refer_inputs(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g,
+                        const rf_engine_options *eo)
+{
+    unsigned i = 0;
+    while (i < (unsigned)o->d.tasks && !gr->refs[i])
+        i++;
+    if (i == (unsigned)o->d.tasks)
+        return 0;
+    if (!gr->have_files) {
+        cli_error("%s/%u.to.%llu: packets of task %u are references into the inputs: give "
+                  "`riffle gather` the same FILEs as the scatters", o->d.dir, i,
+                  (unsigned long long)o->d.task, i);
+        return -1;
+    }
+    gr->in = shuf_file_inputs(o->files, o->n_files, &gr->n_in);
+    if (!gr->in) {
+        cli_error("memory exhausted");
+        return -1;
+    }
+    rf_engine_options ro = *eo;
+    ro.header = gr->count0.header;
+    ro.delim = gr->count0.zero ? '\0' : '\n';
+    rf_engine_error err;
+    if (rf_engine_gather_inputs(g, &ro, gr->in, gr->n_in, &err) != RF_OK) {
+        dist_engine_error(&err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Task 0's header, checked, into the output first. */
@@ -351,19 +408,29 @@ static void unmap_parts(struct gather_run *gr, unsigned tasks)
             munmap(gr->maps[i], gr->map_len[i]);
     free(gr->maps);
     free(gr->map_len);
+    free(gr->off);
+    free(gr->refs);
+    free(gr->in);
     gr->maps = NULL;
     gr->map_len = NULL;
+    gr->off = NULL;
+    gr->refs = NULL;
+    gr->in = NULL;
 }
 
 /* Every part's count, checked (all of them first: counts of two runs are
- * the first thing to say), then its packets, checked and added. */
-static int add_parts(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g)
+ * the first thing to say), then its packets, checked, then (the inputs
+ * first when some are references) added. */
+static int add_parts(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g,
+                     const rf_engine_options *eo)
 {
     const unsigned tasks = (unsigned)o->d.tasks;
     uint64_t *records = malloc(tasks * sizeof *records);
     gr->maps = calloc(tasks, sizeof *gr->maps);
     gr->map_len = calloc(tasks, sizeof *gr->map_len);
-    if (!records || !gr->maps || !gr->map_len) {
+    gr->off = calloc(tasks, sizeof *gr->off);
+    gr->refs = calloc(tasks, sizeof *gr->refs);
+    if (!records || !gr->maps || !gr->map_len || !gr->off || !gr->refs) {
         free(records);
         cli_error("memory exhausted");
         return -1;
@@ -381,10 +448,14 @@ static int add_parts(const struct gather_opts *o, struct gather_run *gr, rf_engi
     struct dist_run count = gr->count0;
     for (unsigned i = 0; i < tasks && r == 0; i++) {
         count.records = records[i];
-        r = add_part(o, gr, g, i, &count);
+        r = map_part(o, gr, i, &count);
         gr->first += records[i];
     }
     free(records);
+    if (r == 0)
+        r = refer_inputs(o, gr, g, eo);
+    for (unsigned i = 0; i < tasks && r == 0; i++)
+        r = hold_part(o, gr, g, i);
     return r;
 }
 
@@ -427,7 +498,8 @@ static int gather_all(const struct gather_opts *o, const rf_engine_options *eo,
     int status = -1;
     if (this_run(o, eo, &gr) != 0)
         goto end;
-    const int added = add_parts(o, &gr, g) == 0 && (o->d.task != 0 || put_header(o, &gr, out) == 0);
+    const int added =
+        add_parts(o, &gr, g, eo) == 0 && (o->d.task != 0 || put_header(o, &gr, out) == 0);
     dist_run_free(&gr.here);
     dist_run_free(&gr.count0);
     if (!added)

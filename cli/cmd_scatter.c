@@ -7,7 +7,10 @@
  *   riffle scatter --task=I --tasks=P --dir=D --seed=S FILE...
  *       reads D/count.0 .. D/count.(I-1) for its first record number, and
  *       writes D/I.to.J for every task J (rf_engine_scatter), and task 0
- *       D/header.
+ *       D/header;
+ *   riffle scatter --by-reference ... FILE...
+ *       the same, but D/I.to.J holds references into the FILEs
+ *       (rf_engine_scatter_refer), for gathers that map the FILEs themselves.
  *
  * Each file begins with the run's identity (dist_run.h); step 2 refuses
  * counts of other inputs or options than its own.
@@ -31,11 +34,12 @@
 #include "dist_run.h"
 #include "shuf_engine.h"
 
-enum { OPT_COUNT = DIST_OPT_FIRST_FREE, OPT_HEADER, OPT_HELP };
+enum { OPT_COUNT = DIST_OPT_FIRST_FREE, OPT_HEADER, OPT_BY_REFERENCE, OPT_HELP };
 
 struct scatter_opts {
     struct dist_opts d;
     int count;
+    int by_ref; /* --by-reference */
     uint64_t header;
     const char *header_arg; /* as given (cli_set_once) */
     unsigned char delim;
@@ -49,6 +53,7 @@ static const struct option scatter_longopts[] = {
     {"header", required_argument, NULL, OPT_HEADER},
     {"zero-terminated", no_argument, NULL, 'z'},
     DIST_KEY_LONGOPTS,
+    {"by-reference", no_argument, NULL, OPT_BY_REFERENCE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -84,6 +89,10 @@ static int scatter_help(void)
         "      --seed=S             the key, as riffle's --seed (required in step 2)\n"
         "      --random-source=FILE the key: the first 32 bytes of FILE\n"
         "      --rng=NAME           chacha20 (default), xoshiro256++ or pcg64\n"
+        "      --by-reference       step 2: write references into the FILEs (about 3\n"
+        "                             bytes a record) instead of the records, for\n"
+        "                             gathers that read the same FILEs in place\n"
+        "                             (then given to `riffle gather` too)\n"
         "      --help               display this help and exit\n"
         "\n"
         "Every scatter (both steps, every task) must be given the same FILEs, -z and\n"
@@ -110,6 +119,9 @@ static int on_scatter_option(void *ctx, int c, const char *arg)
     case 'z':
         o->delim = '\0';
         return CLI_CONTINUE;
+    case OPT_BY_REFERENCE:
+        o->by_ref = 1;
+        return CLI_CONTINUE;
     case OPT_HELP:
         return scatter_help();
     default:
@@ -127,6 +139,8 @@ static int parse_scatter(int argc, char **argv, struct scatter_opts *o)
         return r;
     o->files = argv + optind;
     o->n_files = argc - optind;
+    if (o->count && o->by_ref)
+        return cli_usage("scatter", "--by-reference is an option of step 2, not of --count");
     return dist_check(&o->d, !o->count);
 }
 
@@ -382,6 +396,19 @@ static int open_packets(const struct scatter_opts *o, const struct dist_run *run
     return 0;
 }
 
+/* --by-reference: every owner's frames are references. */
+static int refer_all(rf_engine_scatter *s, unsigned tasks)
+{
+    for (unsigned j = 0; j < tasks; j++) {
+        rf_engine_error err;
+        if (rf_engine_scatter_refer(s, j, &err) != RF_OK) {
+            dist_engine_error(&err);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo,
                        const rf_engine_input *in, size_t n, struct dist_run *run)
 {
@@ -408,8 +435,13 @@ static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo
         rf_engine_scatter_close(s);
         return CLI_FAIL;
     }
+    if (o->by_ref && refer_all(s, tasks) != 0) {
+        rf_engine_scatter_close(s);
+        return CLI_FAIL;
+    }
     run->first = first;
     run->records = total;
+    run->refs = o->by_ref;
     struct dist_file *files = calloc(tasks, sizeof *files);
     char (*paths)[4096] = malloc(tasks * sizeof *paths);
     int status = CLI_FAIL;
@@ -476,6 +508,23 @@ static int refuse_compressed(const struct scatter_opts *o)
     return 0;
 }
 
+/* --by-reference: each gather opens and maps the inputs by their names
+ * (rf_engine_gather_inputs), so each must be a regular file, named.
+ * Refused before any file is written. */
+static int refuse_unreferable(const struct dist_run *run, const rf_engine_input *in, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (in[i].fd < 0 && run->inputs[i].regular)
+            continue;
+        cli_error("%s: %s: --by-reference needs regular files that every gather opens itself "
+                  "(scatter without it to send the records)",
+                  cli_quote_file(in[i].name),
+                  in[i].fd >= 0 ? "standard input" : "not a regular file");
+        return -1;
+    }
+    return 0;
+}
+
 int cmd_scatter(int argc, char **argv)
 {
     struct scatter_opts o;
@@ -498,7 +547,10 @@ int cmd_scatter(int argc, char **argv)
     if (!in)
         cli_error("memory exhausted");
     else if (this_run(&o, &eo, in, n, &run) == 0) {
-        status = o.count ? run_count(&o, &eo, in, n, &run) : run_scatter(&o, &eo, in, n, &run);
+        if (o.by_ref && refuse_unreferable(&run, in, n) != 0)
+            status = CLI_FAIL;
+        else
+            status = o.count ? run_count(&o, &eo, in, n, &run) : run_scatter(&o, &eo, in, n, &run);
         dist_run_free(&run);
     }
     sodium_memzero(eo.key, sizeof eo.key);

@@ -6,7 +6,8 @@
  *   D/count.I   scatter --count, task I: its part's record count;
  *   D/header    scatter task 0: the --header records' bytes;
  *   D/I.to.J    scatter task I: its packets for owner J (riffle_engine.h's
- *               wire format, untouched);
+ *               wire format, untouched; with --by-reference, frames of
+ *               references into the inputs, which the gather then maps);
  * each beginning with the run's identity (dist_run.h), each written
  * atomically (a temporary beside it, renamed into place), so a
  * task that dies leaves nothing half-written, and a retried task replaces

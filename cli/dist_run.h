@@ -20,11 +20,18 @@
  *   rng NAME, key HEX                          (packets and header)
  *   task I                                     (the scatter task that wrote it)
  *   owner J, first F                           (packets)
+ *   references                                 (packets by reference only)
  *   records R                                  (count and packets)
  *   end
  *
  * then, in packets, the library's frames as opaque bytes, and in D/header
- * the header records. */
+ * the header records.  The bare line "references" marks packets whose
+ * frames point into the inputs (`riffle scatter --by-reference`,
+ * riffle_engine.h's "Frames of references") instead of holding the records:
+ * their gather must be given the same FILEs.  It is optional, so the
+ * layout's version stays 1: packets of the records' bytes are written as
+ * before, and a riffle that predates the line refuses packets by reference
+ * as not its own rather than reading them wrongly. */
 #ifndef RIFFLE_DIST_RUN_H
 #define RIFFLE_DIST_RUN_H
 
@@ -58,6 +65,7 @@ struct dist_run {
     rf_rng_kind rng;                      /* packets, header */
     unsigned char key[DIST_KEY_HASH];     /* packets, header: the key's hash */
     uint64_t task, owner, first, records; /* as the layout says */
+    int refs;                             /* packets: by reference */
 };
 
 /* The inputs' identities now (stat of each path, fstat of a descriptor),
