@@ -325,13 +325,13 @@ static int hold_part(const struct gather_opts *o, struct gather_run *gr, rf_engi
     const int mine = !rf_engine_gather_owner(g, &owner, &owners) ||
                      (owner == o->d.task && owners == o->d.tasks);
     if (st == RF_EINVAL && gr->refs[i] && mine)
-        /* The FILEs passed check_count: what the frames' identity adds is
-         * the device (another machine numbers its mounts itself), and the
-         * library's check of record boundaries at each frame's ends sees
-         * a rewrite that kept the size and times but moved them. */
+        /* The FILEs passed check_count, which compares what the frames'
+         * identity holds (inode, size, time): what the library sees beyond
+         * it is a rewrite that kept the size and times but moved the
+         * record boundaries it checks at each frame's ends. */
         cli_error("%s: references into the inputs as task %u saw them, which these FILEs are "
-                  "not (another machine's mount, or a rewrite that kept their sizes and "
-                  "times): gather on the scatter's machine, or rerun every step", path, i);
+                  "not (a rewrite that kept their sizes and times?): rerun every step",
+                  path, i);
     else if (st == RF_EINVAL || !mine)
         cli_error("%s: not packets of task %u for task %llu of %llu", path, i,
                   (unsigned long long)o->d.task, (unsigned long long)o->d.tasks);

@@ -512,8 +512,10 @@ RF_API RF_NODISCARD rf_status rf_engine_shuffle(const rf_engine_options *o,
  * the inputs itself -- a process on the same machine, where sending the
  * bytes would only copy what both can map:
  *   frame:  as above, but magic "RFPR" and, in place of the u32 0, the
- *           inputs' identity (a 32-bit hash of each input's device, inode,
- *           size and modification time and of the stream's length)
+ *           inputs' identity (a 32-bit hash of each input's inode, size
+ *           and modification time and of the stream's length and header;
+ *           not the device, which machines sharing a file system number
+ *           each their own way)
  *   payload: records entries, each
  *           varint gap | varint skip | varint length
  * A round takes references until the owner's frame holds room / 24 of

@@ -135,8 +135,9 @@ void rfi_dist_view_release(struct dist_view *v, uint64_t upto);
 int rfi_dist_view_check(struct dist_view *v);
 
 /* The identity of the inputs a frame of references points into: a hash of
- * each input's device, inode, size and modification time and of the
- * stream's length and header, so that a gather refuses references made
+ * each input's inode, size and modification time and of the stream's
+ * length and header (not the device: machines sharing a file system number
+ * its mount each their own way), so that a gather refuses references made
  * over other files.  0 with *id set, or 1 when an input is not a mapped
  * regular file (a pipe, bytes in memory: another process cannot read it). */
 int rfi_dist_view_identity(const struct dist_view *v, uint32_t *id);

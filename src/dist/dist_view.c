@@ -253,9 +253,11 @@ int rfi_dist_view_identity(const struct dist_view *v, uint32_t *id)
         if (!v->seg[i].mapped)
             return 1;
     uint64_t h = mix64(0x7269666672656673ull, v->watch.n); /* "riffrefs" */
+    /* no device number: the machines that share a file system number its
+     * mount each their own way, and the inode, size and time are the file
+     * system's */
     for (size_t i = 0; i < v->watch.n; i++) {
         const rf_file_stamp *s = &v->watch.w[i].then;
-        h = mix64(h, s->dev);
         h = mix64(h, s->ino);
         h = mix64(h, (uint64_t)s->size);
         h = mix64(h, (uint64_t)s->mtime_sec);

@@ -238,6 +238,6 @@ long_lines() {
     [ "$(stat -c %y "$T/a")" = "$m" ]
     run "$RIFFLE" gather --task=1 --tasks=2 --dir="$T/d" --seed=3 -o "$T/x" "$T/a"
     [ "$status" -eq 1 ]
-    [ "$output" = "riffle: $T/d/0.to.1: references into the inputs as task 0 saw them, which these FILEs are not (another machine's mount, or a rewrite that kept their sizes and times): gather on the scatter's machine, or rerun every step" ]
+    [ "$output" = "riffle: $T/d/0.to.1: references into the inputs as task 0 saw them, which these FILEs are not (a rewrite that kept their sizes and times?): rerun every step" ]
     [ ! -e "$T/x" ]
 }
