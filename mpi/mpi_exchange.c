@@ -311,14 +311,22 @@ static int count_part(struct job *j, uint64_t *first, uint64_t *bytes)
 }
 
 /* A hash of the input files as this rank sees them (device, inode, size,
- * modification time of each, FNV-1a), or 0 when one is not a regular file:
- * what two ranks must agree on to send each other references. */
+ * modification time of each, FNV-1a): what two ranks must agree on to send
+ * each other references.  0 when one is not a regular file, or when they
+ * hold more bytes than the rank's --memory: an owner reads its records by
+ * reference in any order, from all of the input, which is fast only while
+ * the input stays in memory (the page cache); a larger one goes as bytes,
+ * each part read once, in order. */
 static uint64_t files_hash(const struct job *j)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = 0xcbf29ce484222325ull, total = 0;
+    const uint64_t budget = j->eo.memory ? j->eo.memory : rf_engine_default_memory();
     for (int i = 0; i < j->opts->n_files; i++) {
         rf_file_stamp st;
         if (rf_file_stamp_path(j->opts->files[i], &st) != 0 || !st.regular)
+            return 0;
+        total += (uint64_t)st.size;
+        if (total > budget)
             return 0;
         const uint64_t f[5] = {st.dev, st.ino, (uint64_t)st.size, (uint64_t)st.mtime_sec,
                                (uint64_t)st.mtime_nsec};
