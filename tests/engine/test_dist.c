@@ -450,14 +450,40 @@ static void set_inputs(const buf *b, size_t n, rf_engine_input *in)
 /* ------------------------------------------------------------------------ */
 /* The tests                                                                */
 
+/* The set's inputs written to files dir/in0.. (references need regular
+ * files), as paths in in[0..n). */
+static void set_files(const buf *b, size_t n, const char *dir, char names[][300],
+                      rf_engine_input *in)
+{
+    for (size_t i = 0; i < n; i++) {
+        snprintf(names[i], 300, "%s/in%zu", dir, i);
+        FILE *f = fopen(names[i], "wb");
+        assert_non_null(f);
+        if (b[i].len) /* an empty set's buffer has no bytes at all (NULL) */
+            assert_int_equal(fwrite(b[i].p, 1, b[i].len, f), b[i].len);
+        assert_int_equal(fclose(f), 0);
+        in[i] = rf_engine_input_path(names[i]);
+    }
+}
+
+static void unlink_files(char names[][300], size_t n, const char *dir)
+{
+    for (size_t i = 0; i < n; i++)
+        unlink(names[i]);
+    rmdir(dir);
+}
+
 /* P, Q = 1..7 on every set, both delimiters, with and without a header;
  * rounds of 64 bytes or 1 MiB, a budget of 1 byte (every frame spills) or
- * plenty, every feed. */
-static void matrix(void **state)
+ * plenty, every feed: the bytes of rf_engine_shuffle.  `by_reference`: the
+ * inputs in files, every owner's frames by reference then every other
+ * owner's (the odd ones get records), and a count now and then. */
+static void matrix_runs(int by_reference)
 {
-    (void)state;
-    char dir[256];
+    char dir[256], files[256];
     fresh_dir(dir, sizeof dir);
+    if (by_reference)
+        fresh_dir(files, sizeof files);
     unsigned run = 0;
     for (int k = 0; k < SETS; k++) {
         for (int dl = 0; dl < 2; dl++) {
@@ -466,24 +492,40 @@ static void matrix(void **state)
             size_t n;
             make_set(k, delim, b, &n);
             rf_engine_input in[4];
-            set_inputs(b, n, in);
+            char names[4][300];
+            if (by_reference)
+                set_files(b, n, files, names, in);
+            else
+                set_inputs(b, n, in);
             for (uint64_t header = 0; header <= 2; header += 2) {
                 for (unsigned parts = 1; parts <= 7; parts++) {
                     for (unsigned owners = 1; owners <= 7; owners++, run++) {
                         rf_engine_options o;
                         options(&o, 7 + run % 3, delim, header, run % 4 == 1 ? 1 : 64 * MIB, dir);
                         const size_t room = run % 3 == 0 ? MIB : 64;
+                        refer_mode = by_reference ? 1 + (int)(run % 2) : 0;
                         check_run(&o, in, n, parts, owners, room, (enum feed)(run % FEEDS),
-                                  RF_ENGINE_ALL);
+                                  by_reference && run % 5 == 2 ? 9 : RF_ENGINE_ALL);
+                        refer_mode = 0;
                     }
                 }
             }
+            for (size_t i = 0; by_reference && i < n; i++)
+                unlink(names[i]);
             for (size_t i = 0; i < 4; i++)
                 buf_free(&b[i]);
         }
     }
     assert_int_equal(dir_entries(dir), 0);
     rmdir(dir);
+    if (by_reference)
+        rmdir(files);
+}
+
+static void matrix(void **state)
+{
+    (void)state;
+    matrix_runs(0);
 }
 
 /* The first K records of the whole run: the owners' first ones in order. */
@@ -1246,15 +1288,16 @@ static void lane_matrix(void **state)
     rmdir(dir);
 }
 
-/* Ties among records of the lane, several inputs (runs end at each one),
- * an unterminated record (copied, a run of its own), spilled or not: the
- * order is rf_keyed_sort's with the record numbers as input order. */
-static void lane_ties(void **state)
+/* Ties across three inputs (four keys over three owners: ties in each),
+ * one record unterminated, on P = 1..4, spilled or not, against
+ * rf_keyed_sort's order with the record numbers as input order: through
+ * the local lane (lane_run, inputs in memory), or with every frame by
+ * reference (dist_run, inputs in files). */
+static void ties_across_inputs(int by_reference)
 {
-    (void)state;
     enum { N = 60 };
     uint64_t keys[N];
-    for (int i = 0; i < N; i++) /* four keys over three owners: ties in each */
+    for (int i = 0; i < N; i++)
         keys[i] = (uint64_t)(i % 4) << 62;
     buf b[3] = {{0}, {0}, {0}};
     for (int i = 0; i < N; i++) {
@@ -1262,8 +1305,15 @@ static void lane_ties(void **state)
         const int len = snprintf(rec, sizeof rec, i == 39 ? "r%d" : "r%d\n", i);
         buf_put(&b[i < 20 ? 0 : i < 40 ? 1 : 2], rec, (size_t)len);
     }
+    char files[256], names[3][300];
     rf_engine_input in[3];
-    set_inputs(b, 3, in);
+    if (by_reference) {
+        fresh_dir(files, sizeof files);
+        set_files(b, 3, files, names, in);
+    } else {
+        set_inputs(b, 3, in);
+    }
+    key_table table = {keys, N};
     for (int spill = 0; spill < 2; spill++) {
         for (unsigned parts = 1; parts <= 4; parts++) {
             char dir[256];
@@ -1282,17 +1332,36 @@ static void lane_ties(void **state)
                 const int len = snprintf(rec, sizeof rec, "r%llu\n", (unsigned long long)a[i].val);
                 buf_put(&want, rec, (size_t)len);
             }
-            key_table table = {keys, N};
-            lane_run(&o, in, 3, parts, parts % 2 ? 64 : MIB, (enum feed)(parts % FEEDS),
-                     RF_ENGINE_ALL, &table, &got);
+            if (by_reference) {
+                refer_mode = 1;
+                run_keys = &table;
+                dist_run(&o, in, 3, parts, 3, parts % 2 ? 16 : MIB, (enum feed)(parts % FEEDS),
+                         RF_ENGINE_ALL, &got);
+                refer_mode = 0;
+                run_keys = NULL;
+            } else {
+                lane_run(&o, in, 3, parts, parts % 2 ? 64 : MIB, (enum feed)(parts % FEEDS),
+                         RF_ENGINE_ALL, &table, &got);
+            }
             assert_same(&got, &want);
             buf_free(&want);
             buf_free(&got);
             rmdir(dir);
         }
     }
+    if (by_reference)
+        unlink_files(names, 3, files);
     for (int i = 0; i < 3; i++)
         buf_free(&b[i]);
+}
+
+/* Ties among records of the lane, several inputs (runs end at each one),
+ * an unterminated record (copied, a run of its own), spilled or not: the
+ * order is rf_keyed_sort's with the record numbers as input order. */
+static void lane_ties(void **state)
+{
+    (void)state;
+    ties_across_inputs(0);
 }
 
 /* Megabytes of output per owner: the write goes through the records
@@ -1657,70 +1726,12 @@ static void temp_disk_full(void **state)
 /* ------------------------------------------------------------------------ */
 /* Frames of references                                                     */
 
-/* The set's inputs written to files dir/in0.. (references need regular
- * files), as paths in in[0..n). */
-static void set_files(const buf *b, size_t n, const char *dir, char names[][300],
-                      rf_engine_input *in)
-{
-    for (size_t i = 0; i < n; i++) {
-        snprintf(names[i], 300, "%s/in%zu", dir, i);
-        FILE *f = fopen(names[i], "wb");
-        assert_non_null(f);
-        if (b[i].len) /* an empty set's buffer has no bytes at all (NULL) */
-            assert_int_equal(fwrite(b[i].p, 1, b[i].len, f), b[i].len);
-        assert_int_equal(fclose(f), 0);
-        in[i] = rf_engine_input_path(names[i]);
-    }
-}
-
-static void unlink_files(char names[][300], size_t n, const char *dir)
-{
-    for (size_t i = 0; i < n; i++)
-        unlink(names[i]);
-    rmdir(dir);
-}
-
 /* The matrix again with every owner's frames, then every other owner's, by
- * reference into files: P, Q = 1..7, every set, both delimiters, headers,
- * tiny and large rounds and budgets (held where they lie, or spilled),
- * every feed; the bytes of rf_engine_shuffle. */
+ * reference into files. */
 static void refs_matrix(void **state)
 {
     (void)state;
-    char dir[256], files[256];
-    fresh_dir(dir, sizeof dir);
-    fresh_dir(files, sizeof files);
-    unsigned run = 0;
-    for (int k = 0; k < SETS; k++) {
-        for (int dl = 0; dl < 2; dl++) {
-            const unsigned char delim = dl ? '\0' : '\n';
-            buf b[4];
-            size_t n;
-            make_set(k, delim, b, &n);
-            rf_engine_input in[4];
-            char names[4][300];
-            set_files(b, n, files, names, in);
-            for (uint64_t header = 0; header <= 2; header += 2) {
-                for (unsigned parts = 1; parts <= 7; parts++) {
-                    for (unsigned owners = 1; owners <= 7; owners++, run++) {
-                        rf_engine_options o;
-                        options(&o, 7 + run % 3, delim, header, run % 4 == 1 ? 1 : 64 * MIB, dir);
-                        refer_mode = 1 + run % 2;
-                        check_run(&o, in, n, parts, owners, run % 3 == 0 ? MIB : 64,
-                                  (enum feed)(run % FEEDS), run % 5 == 2 ? 9 : RF_ENGINE_ALL);
-                        refer_mode = 0;
-                    }
-                }
-            }
-            for (size_t i = 0; i < n; i++)
-                unlink(names[i]);
-            for (size_t i = 0; i < 4; i++)
-                buf_free(&b[i]);
-        }
-    }
-    assert_int_equal(dir_entries(dir), 0);
-    rmdir(dir);
-    rmdir(files);
+    matrix_runs(1);
 }
 
 /* Ties among records sent by reference, across parts and inputs (a
@@ -1730,54 +1741,7 @@ static void refs_matrix(void **state)
 static void refs_ties(void **state)
 {
     (void)state;
-    enum { N = 60 };
-    uint64_t keys[N];
-    for (int i = 0; i < N; i++) /* four keys over three owners: ties in each */
-        keys[i] = (uint64_t)(i % 4) << 62;
-    buf b[3] = {{0}, {0}, {0}};
-    for (int i = 0; i < N; i++) {
-        char rec[32];
-        const int len = snprintf(rec, sizeof rec, i == 39 ? "r%d" : "r%d\n", i);
-        buf_put(&b[i < 20 ? 0 : i < 40 ? 1 : 2], rec, (size_t)len);
-    }
-    char files[256], names[3][300];
-    fresh_dir(files, sizeof files);
-    rf_engine_input in[3];
-    set_files(b, 3, files, names, in);
-    key_table table = {keys, N};
-    for (int spill = 0; spill < 2; spill++) {
-        for (unsigned parts = 1; parts <= 4; parts++) {
-            char dir[256];
-            fresh_dir(dir, sizeof dir);
-            rf_engine_options o;
-            options(&o, 99, '\n', 0, spill ? 1 : 64 * MIB, dir);
-            rf_keyed_order ko;
-            assert_int_equal(rf_keyed_order_init(&ko, o.rng, o.key), RF_OK);
-            rf_keyed a[N];
-            for (int i = 0; i < N; i++)
-                a[i] = (rf_keyed){keys[i], (uint64_t)i};
-            assert_int_equal(rf_keyed_sort(&ko, a, N, 1), RF_OK);
-            buf want = {0}, got = {0};
-            for (int i = 0; i < N; i++) {
-                char rec[32];
-                const int len = snprintf(rec, sizeof rec, "r%llu\n", (unsigned long long)a[i].val);
-                buf_put(&want, rec, (size_t)len);
-            }
-            refer_mode = 1;
-            run_keys = &table;
-            dist_run(&o, in, 3, parts, 3, parts % 2 ? 16 : MIB, (enum feed)(parts % FEEDS),
-                     RF_ENGINE_ALL, &got);
-            refer_mode = 0;
-            run_keys = NULL;
-            assert_same(&got, &want);
-            buf_free(&want);
-            buf_free(&got);
-            rmdir(dir);
-        }
-    }
-    unlink_files(names, 3, files);
-    for (int i = 0; i < 3; i++)
-        buf_free(&b[i]);
+    ties_across_inputs(1);
 }
 
 /* A frame of references from part 0 of 1 for owner 0 of 1 over the file
