@@ -312,7 +312,9 @@ static enum dist_diff_kind option_u64(struct dist_diff *d, const char *what, uin
 static void input_value(const struct dist_input_id *id, int field, char *buf, size_t len)
 {
     if (field == 0)
-        snprintf(buf, len, "%s", id->regular ? "a regular file" : "not a regular file");
+        /* read as "counted with input 1 (type regular file), but F has
+         * type stream (a pipe or device)" */
+        snprintf(buf, len, "type %s", id->regular ? "regular file" : "stream (a pipe or device)");
     else if (field == 1)
         snprintf(buf, len, "size %" PRIu64, id->size);
     else if (field == 2)

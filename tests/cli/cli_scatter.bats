@@ -367,6 +367,16 @@ edit_in_place() {
     only_transport_files "$T/d"
 }
 
+@test "a stream where a file was counted: both kinds named" {
+    seq 1 4000 > "$T/a"
+    mkdir "$T/d"
+    counts "$T/d" 1 "$T/a"
+    run sh -c "cat '$T/a' | '$RIFFLE' scatter --task=0 --tasks=1 --dir='$T/d' --seed=3 -"
+    [ "$status" -eq 1 ]
+    [ "$output" = "riffle: $T/d/count.0: counted with input 1 (type regular file), but - has type stream (a pipe or device): the count is of other inputs, or the input changed since it was counted; rerun \`riffle scatter --count\` on every task" ]
+    only_transport_files "$T/d"
+}
+
 @test "an input edited in place at the same size between count and scatter is refused" {
     seq 1 4000 > "$T/a"
     touch -d @1600000000 "$T/a"
