@@ -134,28 +134,10 @@ static int inputs_changed(const struct repeat_in *in)
     return 0;
 }
 
-/* The file operands (or standard input), compressed ones decompressed
- * (decompress.h) unless in shuf mode. */
-static int add_files(const struct shuf_opts *o, struct repeat_in *in)
+/* add_input as a shuf_input_fn, for shuf_each_input. */
+static int add_one(void *ctx, const char *name, int fd, int sole)
 {
-    size_t n;
-    rf_engine_input *files = shuf_file_inputs(o->operands, o->n_operands, &n);
-    struct cli_inflow *flow = NULL;
-    int r = -1;
-    if (!files)
-        cli_error("memory exhausted");
-    else if (o->shuf_mode || inflow_start(&flow, files, n) == 0)
-        r = 0;
-    for (size_t i = 0; i < n && r == 0; i++) {
-        if (files[i].data) /* a descriptor given again: read once */
-            continue;
-        r = add_input(in, files[i].name, files[i].fd, n == 1);
-    }
-    if (r == 0)
-        r = inflow_check(flow);
-    inflow_end(flow);
-    free(files);
-    return r;
+    return add_input(ctx, name, fd, sole);
 }
 
 static int load_records(const struct shuf_opts *o, struct repeat_in *in)
@@ -171,8 +153,8 @@ static int load_records(const struct shuf_opts *o, struct repeat_in *in)
     } else if (o->echo) {
         for (int i = 0; i < o->n_operands && !e; i++)
             e = rf_records_add_record(r, o->operands[i], strlen(o->operands[i]));
-    } else if (add_files(o, in) != 0) {
-        return -1;
+    } else if (shuf_each_input(o, o->shuf_mode, add_one, in) != 0) {
+        return -1; /* compressed inputs are decompressed, but in shuf mode */
     }
     if (!e)
         e = rf_records_index(r);

@@ -112,26 +112,10 @@ static int add_input(struct bykey_in *in, const char *name, int given, int sole)
     return within_budget(in, name, mapped);
 }
 
-/* The file operands (or standard input), compressed ones decompressed
- * (decompress.h): each read whole before the next. */
-static int add_files(const struct shuf_opts *o, struct bykey_in *in)
+/* add_input as a shuf_input_fn, for shuf_each_input. */
+static int add_one(void *ctx, const char *name, int fd, int sole)
 {
-    size_t n;
-    rf_engine_input *files = shuf_file_inputs(o->operands, o->n_operands, &n);
-    struct cli_inflow *flow = NULL;
-    int r = -1;
-    if (!files)
-        cli_error("memory exhausted");
-    else if (inflow_start(&flow, files, n) == 0)
-        r = 0;
-    for (size_t i = 0; i < n && r == 0; i++)
-        if (!files[i].data) /* else a descriptor given again: read once */
-            r = add_input(in, files[i].name, files[i].fd, n == 1);
-    if (r == 0)
-        r = inflow_check(flow);
-    inflow_end(flow);
-    free(files);
-    return r;
+    return add_input(ctx, name, fd, sole);
 }
 
 static int load(const struct shuf_opts *o, struct bykey_in *in)
@@ -156,7 +140,9 @@ static int load(const struct shuf_opts *o, struct bykey_in *in)
             }
         return within_budget(in, "-e", 0);
     }
-    return add_files(o, in);
+    /* the file operands (or standard input), compressed ones decompressed,
+     * each read whole before the next */
+    return shuf_each_input(o, 0, add_one, in);
 }
 
 /* The first regular input that changed since it was opened (its records,

@@ -145,6 +145,26 @@ rf_engine_input *shuf_file_inputs(char *const *names, int n, size_t *count)
     return in;
 }
 
+int shuf_each_input(const struct shuf_opts *o, int raw, shuf_input_fn *add, void *ctx)
+{
+    size_t n;
+    rf_engine_input *files = shuf_file_inputs(o->operands, o->n_operands, &n);
+    struct cli_inflow *flow = NULL;
+    int r = -1;
+    if (!files)
+        cli_error("memory exhausted");
+    else if (raw || inflow_start(&flow, files, n) == 0)
+        r = 0;
+    for (size_t i = 0; i < n && r == 0; i++)
+        if (!files[i].data) /* else a descriptor given again: read once */
+            r = add(ctx, files[i].name, files[i].fd, n == 1);
+    if (r == 0)
+        r = inflow_check(flow);
+    inflow_end(flow);
+    free(files);
+    return r;
+}
+
 /* The operands as inputs (shuf_file_inputs), or the -e arguments as one
  * block of records.  *echo is to be freed. */
 static rf_engine_input *engine_inputs(const struct shuf_opts *o, size_t *n, unsigned char **echo)

@@ -21,6 +21,14 @@ int shuf_run_lockstep(const struct shuf_opts *o, struct progress *p);
  * all) standard input, in *count entries of a malloc'ed array; NULL when out
  * of memory. */
 rf_engine_input *shuf_file_inputs(char *const *names, int n, size_t *count);
+/* Reads one input into the caller's records: its name, its descriptor (or
+ * -1: open the name), and whether it is the only one.  0, or -1 after a
+ * message. */
+typedef int shuf_input_fn(void *ctx, const char *name, int fd, int sole);
+/* Each file operand (or standard input) handed to add(ctx, ...) in order,
+ * compressed ones decompressed on the way unless `raw` (decompress.h); a
+ * descriptor given twice is read once.  0, or -1 after a message. */
+int shuf_each_input(const struct shuf_opts *o, int raw, shuf_input_fn *add, void *ctx);
 /* The engine's options from the program's: the key of --seed/--random-source
  * (or the OS), --rng, -z, --header, -n, --memory, -T, --threads; no
  * progress (shuf_engine_run adds it).  Returns 0, or 1 after a message. */
