@@ -339,7 +339,7 @@ static uint64_t files_hash(const struct job *j)
 
 /* refer[d] = 1 for the ranks this one sends references to (and receives
  * references from: the relation is symmetric): those on the same machine
- * (MPI_COMM_TYPE_SHARED) that see the same input files, unless
+ * (j->machine) that see the same input files, unless
  * --exchange=bytes.  Collective: every rank calls it, whatever happened
  * before, and every rank takes the same collectives.  Returns how many
  * (0 with *refer NULL: none), or -1 on no memory (agreed: no rank refers). */
@@ -348,14 +348,7 @@ static int plan_references(struct job *j, unsigned char **referp)
     *referp = NULL;
     if (j->opts->exchange_bytes) /* every rank parsed the same options */
         return 0;
-    MPI_Comm node;
-    int leader = j->rank;
-    if (MPI_Comm_split_type(j->comm, MPI_COMM_TYPE_SHARED, j->rank, MPI_INFO_NULL, &node) ==
-        MPI_SUCCESS) {
-        MPI_Allreduce(&j->rank, &leader, 1, MPI_INT, MPI_MIN, node);
-        MPI_Comm_free(&node);
-    }
-    const uint64_t mine[2] = {(uint64_t)leader, files_hash(j)};
+    const uint64_t mine[2] = {(uint64_t)j->machine, files_hash(j)};
     uint64_t *all = malloc((size_t)j->size * sizeof mine);
     unsigned char *refer = malloc((size_t)j->size);
     int ok = all && refer, every = 0;

@@ -73,6 +73,9 @@ struct job {
     struct job_error err;
     struct job_stats st;
     int show_progress; /* rank 0 with --progress */
+    /* this rank's machine (MPI_COMM_TYPE_SHARED): its lowest rank, which
+     * names it, and how many ranks it runs */
+    int machine, machine_ranks;
 };
 
 /* ---- failures and progress (mpi_job.c) ---- */

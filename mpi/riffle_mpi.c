@@ -195,20 +195,28 @@ static int on_temp(void *ctx, const char *dir, unsigned long files)
     return cleanup_on_temp(NULL, dir, files);
 }
 
-/* --threads' default: this machine's online CPUs shared among the ranks
- * on it (MPI_COMM_TYPE_SHARED), at least one each, so that ranks of one
- * machine do not run a thread per CPU each.  Collective. */
-static unsigned machine_share(const struct job *j)
+/* This rank's machine (MPI_COMM_TYPE_SHARED): j->machine, its lowest rank,
+ * and j->machine_ranks.  Collective. */
+static void find_machine(struct job *j)
 {
-    int here = 1;
     MPI_Comm node;
+    j->machine = j->rank;
+    j->machine_ranks = 1;
     if (MPI_Comm_split_type(j->comm, MPI_COMM_TYPE_SHARED, j->rank, MPI_INFO_NULL, &node) ==
         MPI_SUCCESS) {
-        MPI_Comm_size(node, &here);
+        MPI_Comm_size(node, &j->machine_ranks);
+        MPI_Allreduce(&j->rank, &j->machine, 1, MPI_INT, MPI_MIN, node);
         MPI_Comm_free(&node);
     }
+}
+
+/* --threads' default: this machine's online CPUs shared among its ranks,
+ * at least one each, so that ranks of one machine do not run a thread per
+ * CPU each. */
+static unsigned machine_share(const struct job *j)
+{
     const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    const long share = cpus > 0 ? cpus / here : 1;
+    const long share = cpus > 0 ? cpus / j->machine_ranks : 1;
     return share > 0 ? (unsigned)share : 1u;
 }
 
@@ -223,8 +231,8 @@ static int setup(struct job *j)
     eo->count = o->count;
     eo->memory = o->memory;
     eo->tmpdir = rf_temp_dir(o->tmpdir);
-    const unsigned share = machine_share(j); /* collective: every rank, always */
-    eo->threads = o->threads ? o->threads : share;
+    find_machine(j); /* collective: every rank, always */
+    eo->threads = o->threads ? o->threads : machine_share(j);
     eo->temp = on_temp;
     eo->temp_ctx = j;
     eo->progress = j->show_progress ? on_engine_progress : NULL;
