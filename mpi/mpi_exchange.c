@@ -24,6 +24,15 @@
  * records from its own mapping of the files: nothing is copied before the
  * write.  Which ranks do is agreed collectively (plan_references), so both
  * sides of every pair decide alike; --exchange=bytes turns it off.
+ *
+ * When every rank can map the whole input -- one input file, every rank on
+ * one machine -- nothing travels at all: each rank reads all of the input
+ * and keeps the records of its own key range (rf_engine_gather_direct),
+ * finding every delimiter and drawing every key itself, which costs less
+ * than framing, sending, parsing and keying again a share of them
+ * (docs/BENCHMARKS_MPI.md).  --exchange=direct asks for it anywhere the
+ * ranks see the same file (a shared file system: each rank then reads all
+ * of it), --exchange=refs or bytes turns it off.
  */
 #include <limits.h>
 #include <stdlib.h>
@@ -310,31 +319,92 @@ static int count_part(struct job *j, uint64_t *first, uint64_t *bytes)
     return 0;
 }
 
-/* A hash of the input files as this rank sees them (device, inode, size,
- * modification time of each, FNV-1a): what two ranks must agree on to send
- * each other references.  0 when one is not a regular file, or when they
- * hold more bytes than the rank's --memory: an owner reads its records by
- * reference in any order, from all of the input, which is fast only while
- * the input stays in memory (the page cache); a larger one goes as bytes,
- * each part read once, in order. */
-static uint64_t files_hash(const struct job *j)
+/* A hash of the input files as this rank sees them (FNV-1a of the
+ * device -- with `device` --, inode, size and modification time of each):
+ * what ranks must agree on to read each other's records themselves.  0
+ * when one is not a regular file, or when `limit` (not 0) is passed: an
+ * owner that reads the input itself reads its records in any order, from
+ * all of it, which is fast only while the input stays in memory (the page
+ * cache); a larger one goes as bytes, each part read once, in order. */
+static uint64_t files_hash(const struct job *j, int device, uint64_t limit)
 {
     uint64_t h = 0xcbf29ce484222325ull, total = 0;
-    const uint64_t budget = j->eo.memory ? j->eo.memory : rf_engine_default_memory();
     for (int i = 0; i < j->opts->n_files; i++) {
         rf_file_stamp st;
         if (rf_file_stamp_path(j->opts->files[i], &st) != 0 || !st.regular)
             return 0;
         total += (uint64_t)st.size;
-        if (total > budget)
+        if (limit && total > limit)
             return 0;
-        const uint64_t f[5] = {st.dev, st.ino, (uint64_t)st.size, (uint64_t)st.mtime_sec,
-                               (uint64_t)st.mtime_nsec};
+        const uint64_t f[5] = {device ? st.dev : 0, st.ino, (uint64_t)st.size,
+                               (uint64_t)st.mtime_sec, (uint64_t)st.mtime_nsec};
         for (int k = 0; k < 5; k++)
             for (int b = 0; b < 64; b += 8)
                 h = (h ^ ((f[k] >> b) & 0xff)) * 0x100000001b3ull;
     }
     return h ? h : 1;
+}
+
+/* The rank's --memory (or the library's default). */
+static uint64_t rank_budget(const struct job *j)
+{
+    return j->eo.memory ? j->eo.memory : rf_engine_default_memory();
+}
+
+/* Whether h, not 0, is every rank's (one collective). */
+static int same_everywhere(const struct job *j, uint64_t h)
+{
+    const uint64_t mine[2] = {h, ~h};
+    uint64_t most[2];
+    MPI_Allreduce(mine, most, 2, MPI_UINT64_T, MPI_MAX, j->comm);
+    return h != 0 && most[0] == h && ~most[1] == h; /* max h == min h */
+}
+
+/* Whether every rank reads its records itself (rf_engine_gather_direct):
+ * --exchange=direct, where every rank sees the same one regular input
+ * (inode, size and time: a file system shared between machines gives each
+ * its own device number); or, with auto, every rank on one machine, whose
+ * page cache holds the input once, and the input within --memory.  Every
+ * rank decides alike (the hash is compared collectively); a direct run
+ * that cannot be is the job's failure.  Collective. */
+static int plan_direct(struct job *j)
+{
+    const enum exchange_mode m = j->opts->exchange;
+    if (m == EXCHANGE_REFS || m == EXCHANGE_BYTES) /* every rank parsed the same options */
+        return 0;
+    const int one = j->opts->n_files == 1;
+    if (m == EXCHANGE_AUTO)
+        return one && j->machine_ranks == j->size &&
+               same_everywhere(j, files_hash(j, 1, rank_budget(j)));
+    if (!same_everywhere(j, one ? files_hash(j, 0, 0) : 0)) {
+        job_fail(j, "--exchange=direct reads one regular input file, the same on every rank");
+        j->err.global = 1;
+        return -1;
+    }
+    return 1;
+}
+
+/* Every rank reads all of the input and orders its own records: no
+ * count, no exchange.  Agreed. */
+static int exchange_direct(struct job *j, rf_engine_gather **gp)
+{
+    const double t = now();
+    job_progress(j, "read", 0, 0);
+    rf_engine_error e;
+    if (rf_engine_gather_direct(gp, &j->eo, j->in, j->n_in, (unsigned)j->rank,
+                                (unsigned)j->size, &e) != RF_OK) {
+        *gp = NULL;
+        job_fail_engine(j, &e);
+    }
+    j->st.direct = 1;
+    j->st.records = *gp ? rf_engine_gather_records(*gp) : 0;
+    j->st.seconds[PH_EXCHANGE] = now() - t;
+    if (job_agree(j) != 0) {
+        rf_engine_gather_close(*gp);
+        *gp = NULL;
+        return -1;
+    }
+    return 0;
 }
 
 /* refer[d] = 1 for the ranks this one sends references to (and receives
@@ -346,9 +416,9 @@ static uint64_t files_hash(const struct job *j)
 static int plan_references(struct job *j, unsigned char **referp)
 {
     *referp = NULL;
-    if (j->opts->exchange_bytes) /* every rank parsed the same options */
+    if (j->opts->exchange == EXCHANGE_BYTES) /* every rank parsed the same options */
         return 0;
-    const uint64_t mine[2] = {(uint64_t)j->machine, files_hash(j)};
+    const uint64_t mine[2] = {(uint64_t)j->machine, files_hash(j, 1, rank_budget(j))};
     uint64_t *all = malloc((size_t)j->size * sizeof mine);
     unsigned char *refer = malloc((size_t)j->size);
     int ok = all && refer, every = 0;
@@ -388,6 +458,9 @@ static void use_references(struct job *j, const unsigned char *refer, rf_engine_
 int job_exchange(struct job *j, rf_engine_gather **gp)
 {
     *gp = NULL;
+    const int direct = plan_direct(j);
+    if (direct != 0)
+        return direct < 0 ? job_agree(j) : exchange_direct(j, gp);
     double t = now();
     job_progress(j, "count", 0, 0);
     uint64_t first, bytes;

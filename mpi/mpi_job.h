@@ -19,6 +19,14 @@
 /* Returned by the option parser when the run should go on. */
 #define JOB_CONTINUE (-1)
 
+/* How records reach the rank that writes them (--exchange). */
+enum exchange_mode {
+    EXCHANGE_AUTO,   /* direct when it can be, else references where they can go */
+    EXCHANGE_DIRECT, /* every rank reads all of the input and keeps its own */
+    EXCHANGE_REFS,   /* references between the ranks of a machine, bytes elsewhere */
+    EXCHANGE_BYTES   /* the records' bytes to every rank */
+};
+
 /* The command line.  Every rank parses the same argv, so every rank holds
  * the same options (but -T, which a wrapper may set per rank). */
 struct mpi_opts {
@@ -32,7 +40,7 @@ struct mpi_opts {
     unsigned threads; /* 0: one per online CPU */
     unsigned char delim;
     int progress, stats;
-    int exchange_bytes; /* --exchange=bytes: no references between ranks */
+    enum exchange_mode exchange; /* --exchange */
     char **files;
     int n_files;
 };
@@ -59,7 +67,9 @@ struct job_stats {
     uint64_t sent, received, records, rounds;
     uint64_t kept; /* bytes of the rank's own records, which do not travel */
     unsigned referred; /* ranks (itself included) sent references, not bytes */
-    double anon_mib;   /* private resident memory at the end of the write */
+    int direct;        /* the rank read its records itself (no exchange) */
+    double anon_mib;   /* private resident memory at the end of the write, */
+    double pss_mib;    /* and proportional (shared pages divided among their mappers) */
     uint64_t temp_files;      /* the gather made (rf_engine_gather_temp_files) */
 };
 

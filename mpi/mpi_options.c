@@ -80,11 +80,14 @@ static const char usage[] =
     "                              (80%,10%,10%) or counts (1000,500,*)\n"
     "      --output-pattern=PATTERN  the parts' files: one %d (part-%02d.txt), or\n"
     "                              as many names as parts\n"
-    "      --exchange=MODE       how records reach the rank that writes them: auto\n"
-    "                              (the default): a rank on the same machine is sent\n"
-    "                              where they lie in the input files and reads them\n"
-    "                              itself, one elsewhere their bytes; bytes: their\n"
-    "                              bytes to every rank\n"
+    "      --exchange=MODE       how records reach the rank that writes them: direct:\n"
+    "                              every rank reads all of the one input FILE and\n"
+    "                              keeps its own records; refs: a rank on the same\n"
+    "                              machine is sent where they lie in the input files\n"
+    "                              and reads them itself, one elsewhere their bytes;\n"
+    "                              bytes: their bytes to every rank; auto (the\n"
+    "                              default): direct when every rank is on one machine\n"
+    "                              and FILE fits --memory, else refs\n"
     "      --progress            a progress line on standard error (from rank 0)\n"
     "      --stats               per-phase times, bytes and memory of every rank on\n"
     "                              standard error (from rank 0)\n"
@@ -144,6 +147,17 @@ static int once(const char **slot, const char *arg, const char *what, int talk)
     return JOB_CONTINUE;
 }
 
+static int exchange_mode(const char *arg, int talk, struct mpi_opts *o)
+{
+    static const char *const names[] = {"auto", "direct", "refs", "bytes"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            o->exchange = (enum exchange_mode)i;
+            return JOB_CONTINUE;
+        }
+    return say(talk, "invalid exchange '%s' (auto, direct, refs or bytes)", arg);
+}
+
 static int on_option(struct mpi_opts *o, int c, const char *arg, int talk)
 {
     uint64_t v;
@@ -196,10 +210,7 @@ static int on_option(struct mpi_opts *o, int c, const char *arg, int talk)
     case OPT_PATTERN:
         return once(&o->pattern, arg, "output patterns", talk);
     case OPT_EXCHANGE:
-        if (strcmp(arg, "auto") != 0 && strcmp(arg, "bytes") != 0)
-            return say(talk, "invalid exchange '%s' (auto or bytes)", arg);
-        o->exchange_bytes = strcmp(arg, "bytes") == 0;
-        return JOB_CONTINUE;
+        return exchange_mode(arg, talk, o);
     case OPT_HELP:
         return print_out(talk, usage);
     case OPT_VERSION: {

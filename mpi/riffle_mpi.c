@@ -11,7 +11,9 @@
  *   2. the output temporaries: rank 0 creates them, every rank opens them;
  *   3. the exchange (mpi_exchange.c): rank r counts part r of the input,
  *      numbers its records from an exclusive scan of the counts, and sends
- *      each record to the owner of its key; each rank gathers what it owns;
+ *      each record to the owner of its key; each rank gathers what it owns
+ *      (or, when every rank can map the whole input, each reads its own
+ *      records itself and nothing is sent);
  *   4. the plan (mpi_output.c): an exclusive scan of the owners' record
  *      counts places each owner in the global order (-n K and --split cut
  *      it), and one of their byte counts gives each owner its offset;
@@ -40,18 +42,18 @@
 
 #define STATS_TAG 7202
 
-/* The rank's private resident memory now, in MiB (RssAnon of
- * /proc/self/status: what it holds itself, without the pages of the files
- * it maps, which the page cache shares between the ranks of a machine), or
- * -1 where the kernel does not say. */
-static double anon_mib(void)
+/* A field of a /proc/self file in MiB ("RssAnon" of status, "Pss" of
+ * smaps_rollup), or -1 where the kernel does not say. */
+static double proc_mib(const char *file, const char *field)
 {
-    FILE *f = fopen("/proc/self/status", "r");
+    FILE *f = fopen(file, "r");
     double mib = -1;
     char line[256];
+    const size_t n = strlen(field);
     while (f && fgets(line, sizeof line, f)) {
         unsigned long kib;
-        if (sscanf(line, "RssAnon: %lu kB", &kib) == 1) {
+        if (strncmp(line, field, n) == 0 && line[n] == ':' &&
+            sscanf(line + n + 1, "%lu kB", &kib) == 1) {
             mib = (double)kib / 1024.0;
             break;
         }
@@ -61,12 +63,23 @@ static double anon_mib(void)
     return mib;
 }
 
+/* The rank's memory now, in MiB: private (RssAnon: what it holds itself,
+ * without the pages of the files it maps, which the page cache shares
+ * between the ranks of a machine) and proportional (Pss: each shared page
+ * counted as its share among the processes that map it -- the memory the
+ * rank costs its machine). */
+static void note_memory(struct job *j)
+{
+    j->st.anon_mib = proc_mib("/proc/self/status", "RssAnon");
+    j->st.pss_mib = proc_mib("/proc/self/smaps_rollup", "Pss");
+}
+
 /* Every rank's measures, printed by rank 0: one line per rank. */
 static void print_stats(struct job *j)
 {
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
-    double mine[PH_N + 11];
+    double mine[PH_N + 13];
     for (int i = 0; i < PH_N; i++)
         mine[i] = j->st.seconds[i];
     mine[PH_N] = (double)j->st.sent;
@@ -80,28 +93,30 @@ static void print_stats(struct job *j)
     mine[PH_N + 8] = (double)j->st.kept;
     mine[PH_N + 9] = (double)j->st.referred;
     mine[PH_N + 10] = j->st.anon_mib;
-    const int w = PH_N + 11;
+    mine[PH_N + 11] = j->st.direct;
+    mine[PH_N + 12] = j->st.pss_mib;
+    const int w = PH_N + 13;
     if (j->rank != 0) {
         MPI_Send(mine, w, MPI_DOUBLE, 0, STATS_TAG, j->comm);
         return;
     }
     fprintf(stderr, "%s: stats: rank count_s exchange_s sizes_s write_s commit_s sent_MB "
                     "received_MB records rounds peak_rss_MiB user_s sys_s temp_files kept_MB "
-                    "refs anon_MiB\n",
+                    "refs anon_MiB direct pss_MiB\n",
             MPI_PROG);
     for (int r = 0; r < j->size; r++) {
-        double v[PH_N + 11];
+        double v[PH_N + 13];
         if (r == 0)
             memcpy(v, mine, sizeof v);
         else
             MPI_Recv(v, w, MPI_DOUBLE, r, STATS_TAG, j->comm, MPI_STATUS_IGNORE);
         fprintf(stderr,
                 "%s: stats: %d %.3f %.3f %.3f %.3f %.3f %.3f %.3f %.0f %.0f %.1f %.2f %.2f %.0f "
-                "%.3f %.0f %.1f\n",
+                "%.3f %.0f %.1f %.0f %.1f\n",
                 MPI_PROG, r, v[PH_COUNT], v[PH_EXCHANGE], v[PH_SIZES], v[PH_WRITE], v[PH_COMMIT],
                 v[PH_N] / 1e6, v[PH_N + 1] / 1e6, v[PH_N + 2], v[PH_N + 3], v[PH_N + 4],
                 v[PH_N + 5], v[PH_N + 6], v[PH_N + 7], v[PH_N + 8] / 1e6, v[PH_N + 9],
-                v[PH_N + 10]);
+                v[PH_N + 10], v[PH_N + 11], v[PH_N + 12]);
     }
 }
 
@@ -276,7 +291,7 @@ static int run_alone(struct job *j, struct job_output *out)
     if (job_output_alone(j, out) != 0)
         return JOB_FAIL;
     j->st.seconds[PH_WRITE] = now() - t;
-    j->st.anon_mib = -1; /* the engine has freed its memory by now: not measured */
+    j->st.anon_mib = j->st.pss_mib = -1; /* the engine has freed its memory: not measured */
     job_progress_end(j);
     const double c = now();
     const int status = job_output_commit(j, out) == 0 ? JOB_OK : JOB_FAIL;
@@ -310,7 +325,7 @@ static int run(struct job *j)
     if (job_output_write(j, out, g) != 0)
         goto done;
     j->st.seconds[PH_WRITE] = now() - t;
-    j->st.anon_mib = anon_mib();
+    note_memory(j);
     job_progress_end(j);
     t = now();
     status = job_output_commit(j, out) == 0 ? JOB_OK : JOB_FAIL;

@@ -162,6 +162,8 @@ struct rf_engine_gather {
     struct rfi_keyset *root; /* one file a bucket: its records, counted in
                                 records and bytes (record bytes) */
     unsigned char *wbuf;
+    struct rfi_direct *direct; /* rf_engine_gather_direct: the owner reads
+                                  its records itself; nothing is added */
 };
 
 /* ------------------------------------------------------------------------ */
@@ -660,8 +662,43 @@ void rf_engine_gather_close(rf_engine_gather *g)
     if (g->have_view)
         rfi_dist_view_close(&g->view);
     free(g->tail);
+    rfi_direct_close(g->direct);
     memset(&g->order, 0, sizeof g->order);
     free(g);
+}
+
+rf_status rfi_dist_gather_direct(rf_engine_gather **gp, const rf_engine_options *o,
+                                 const rf_engine_input *in, size_t n, unsigned owner,
+                                 unsigned owners, rfi_dist_key_fn keys, void *kctx,
+                                 rf_engine_error *err)
+{
+    rf_engine_error local;
+    err = rfi_dist_err(err, &local);
+    if (!gp)
+        return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    rf_status st = rf_engine_gather_open(gp, o, 1, err);
+    if (st != RF_OK)
+        return st;
+    rf_engine_gather *g = *gp;
+    if (rfi_direct_open(&g->direct, o, in, n, owner, owners, keys, kctx, err) != 0) {
+        rf_engine_gather_close(g);
+        *gp = NULL;
+        return err->status;
+    }
+    g->have_owner = 1;
+    g->owner = owner;
+    g->owners = owners;
+    g->delim = o->delim;
+    g->records = rfi_direct_records(g->direct);
+    g->finished = 1; /* nothing is added to it */
+    return RF_OK;
+}
+
+rf_status rf_engine_gather_direct(rf_engine_gather **g, const rf_engine_options *o,
+                                  const rf_engine_input *in, size_t n, unsigned owner,
+                                  unsigned owners, rf_engine_error *err)
+{
+    return rfi_dist_gather_direct(g, o, in, n, owner, owners, NULL, NULL, err);
 }
 
 void rfi_dist_gather_keys(rf_engine_gather *g, rfi_dist_key_fn keys, void *ctx)
@@ -1727,6 +1764,10 @@ rf_status rf_engine_gather_bytes(rf_engine_gather *g, uint64_t k, uint64_t *byte
     err = rfi_dist_err(err, &local);
     if (!g || !bytes)
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    if (g->direct) {
+        rfi_direct_bytes(g->direct, k, bytes);
+        return RF_OK;
+    }
     struct visit v = {k, 0, NULL};
     if (visit_all(g, &v, err) != 0)
         return failed(g, err);
@@ -1741,6 +1782,8 @@ rf_status rf_engine_gather_write(rf_engine_gather *g, uint64_t count, const rf_e
     err = rfi_dist_err(err, &local);
     if (!g || !sink || !sink->begin || !sink->writer || !sink->room || !sink->advance)
         return rfi_engine_fail(err, RF_EINVAL, RF_ENGINE_OP_NONE, NULL, 0), RF_EINVAL;
+    if (g->direct)
+        return rfi_direct_write(g->direct, count, sink, err) == 0 ? RF_OK : err->status;
     if (finish(g, err) != 0)
         return failed(g, err);
     const uint64_t k = count < g->records ? count : g->records;

@@ -198,6 +198,25 @@ int rfi_dist_gather_local(rf_engine_gather *g, const unsigned char *rec, size_t 
 int rfi_dist_gather_local_end(rf_engine_gather *g, rf_engine_error *err);
 
 /* err itself, emptied, or *local if err is NULL. */
+/* An owner reading its records itself (dist_direct.c; riffle_engine.h,
+ * rf_engine_gather_direct), which the gather wraps.  keys: tests' keys
+ * (rfi_dist_gather_keys), or NULL for the keyed order's.  Open returns 0,
+ * or 1 with the error in *err; write returns 0, or 1 with it in *err. */
+struct rfi_direct;
+int rfi_direct_open(struct rfi_direct **d, const rf_engine_options *o,
+                    const rf_engine_input *in, size_t n, unsigned owner, unsigned owners,
+                    rfi_dist_key_fn keys, void *kctx, rf_engine_error *err);
+uint64_t rfi_direct_records(const struct rfi_direct *d);
+void rfi_direct_bytes(struct rfi_direct *d, uint64_t k, uint64_t *bytes);
+int rfi_direct_write(struct rfi_direct *d, uint64_t count, const rf_engine_sink *sink,
+                     rf_engine_error *err);
+void rfi_direct_close(struct rfi_direct *d);
+/* rf_engine_gather_direct with the tests' keys. */
+rf_status rfi_dist_gather_direct(rf_engine_gather **g, const rf_engine_options *o,
+                                 const rf_engine_input *in, size_t n, unsigned owner,
+                                 unsigned owners, rfi_dist_key_fn keys, void *kctx,
+                                 rf_engine_error *err);
+
 rf_engine_error *rfi_dist_err(rf_engine_error *err, rf_engine_error *local);
 
 #endif

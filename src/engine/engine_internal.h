@@ -91,6 +91,13 @@ struct layout {
  * error recorded.  layout_free releases it. */
 int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *r);
 void rfi_layout_free(struct layout *l);
+/* The offsets of the records of keyed block first / 2^16 (first a multiple
+ * of 2^16, n its records): RF_OK, or RF_EINVAL when they are not there. */
+rf_status rfi_layout_offsets(const struct layout *l, uint64_t first, uint64_t *out, size_t n);
+/* Where keyed block c's last record ends, its delimiter included (one
+ * past the bytes for an unterminated last record, which is written with
+ * a delimiter added): the next block's start, or the end. */
+uint64_t rfi_layout_block_end(const struct layout *l, uint64_t c);
 /* Whether rfi_engine_memory can order them under the budget: the bytes plus 8
  * per record (the order, as offsets). */
 int rfi_engine_memory_fits(const struct engine *e, const struct layout *l);

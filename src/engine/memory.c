@@ -208,20 +208,28 @@ static rf_status block_keys(void *ctx, uint64_t first, uint64_t *out, size_t n)
 /* The offsets of records first .. first+n-1, a whole block (rf_keyed_index
  * asks for blocks): its start, then the record after each delimiter in it
  * but the last one's. */
-static rf_status block_offsets(void *ctx, uint64_t first, uint64_t *out, size_t n)
+rf_status rfi_layout_offsets(const struct layout *l, uint64_t first, uint64_t *out, size_t n)
 {
-    const struct layout *l = ((const struct order_ctx *)ctx)->l;
     const uint64_t c = first / BLOCK;
     if (first % BLOCK != 0 || c >= l->blocks || n == 0)
         return RF_EINVAL;
     const uint64_t at = l->starts[c];
     /* Up to the delimiter ending the block's last record, exclusive. */
-    const uint64_t end = c + 1 < l->blocks ? l->starts[c + 1] - 1
-                                           : l->size - (l->terminated ? 1 : 0);
+    const uint64_t end = rfi_layout_block_end(l, c) - 1;
     out[0] = at;
     const struct bounds b = {l->csv, l->delim};
     const size_t got = rfi_bounds_find(b, l->data + at, (size_t)(end - at), at, out + 1);
     return got == n - 1 ? RF_OK : RF_EINVAL;
+}
+
+uint64_t rfi_layout_block_end(const struct layout *l, uint64_t c)
+{
+    return c + 1 < l->blocks ? l->starts[c + 1] : l->size + (l->terminated ? 0 : 1);
+}
+
+static rf_status block_offsets(void *ctx, uint64_t first, uint64_t *out, size_t n)
+{
+    return rfi_layout_offsets(((const struct order_ctx *)ctx)->l, first, out, n);
 }
 
 /* The header records as complete records (the last input record may lack its

@@ -15,6 +15,7 @@
 #include "riffle.h"
 #include "common/grow.h"
 #include "common/thread.h"
+#include "keyed_internal.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -46,6 +47,10 @@ struct worker {
     uint64_t *keys;       /* FETCH keys */
     uint64_t *vals;       /* FETCH values (rf_keyed_index_vals) */
     uint64_t *scratch;    /* largest bucket */
+    uint64_t size;        /* sized: the sizes of the worker's kept items */
+    uint64_t *kat;        /* a part: the kept items' places in the range, */
+    uint16_t *kj;         /* and their indices in their blocks (pass 1) */
+    size_t kn, kcap, kread;
     struct run *runs;     /* near ties found in pass 3 */
     size_t nruns, cap;
     rf_status st;
@@ -54,6 +59,11 @@ struct worker {
 struct kx {
     const rf_keyed_order *o;
     uint64_t m;
+    /* Only the items of key range `part` of `parts` (rfi_keyed_index_part),
+     * placed by their position inside it; parts 1: every item. */
+    unsigned part, parts;
+    int sized;            /* vals gives a block's end after its values */
+    uint32_t *kblock;     /* a part: each block's kept items (pass 1) */
     rf_keyed_keys_fn keys;
     rf_keyed_vals_fn vals; /* NULL: the values are the item numbers */
     void *ctx;
@@ -73,6 +83,17 @@ static unsigned bit_width(uint64_t x)
     for (; x; x >>= 1)
         b++;
     return b;
+}
+
+/* Whether a key is in the kept range, and *at its place inside it: the low
+ * word of key * parts, which grows with the key across the range (the high
+ * word is the range, rf_engine_owner's floor(key * parts / 2^64)) and
+ * spreads its keys over all 64 bits, as the bucket bits need. */
+static int kept(const struct kx *x, uint64_t key, uint64_t *at)
+{
+    const unsigned __int128 p = (unsigned __int128)key * x->parts;
+    *at = (uint64_t)p;
+    return (uint64_t)(p >> 64) == x->part;
 }
 
 static size_t bucket_of(const struct kx *x, uint64_t key)
@@ -119,18 +140,94 @@ static void item_range(const struct kx *x, unsigned t, uint64_t *lo, uint64_t *h
         *hi = x->m;
 }
 
-/* Passes 1 and 2: the worker's items' keys, counted or scattered. */
+/* Room in the worker's kept lists for n more items. */
+static int reserve_kept(struct worker *w, size_t n)
+{
+    if (w->kn + n <= w->kcap)
+        return 0;
+    size_t cap = w->kcap, jcap = w->kcap;
+    while (cap < w->kn + n) {
+        uint64_t *a = rfi_grow(w->kat, &cap, sizeof *w->kat, FETCH);
+        if (!a)
+            return -1;
+        w->kat = a;
+    }
+    while (jcap < cap) {
+        uint16_t *b = rfi_grow(w->kj, &jcap, sizeof *w->kj, FETCH);
+        if (!b)
+            return -1;
+        w->kj = b;
+    }
+    w->kcap = cap;
+    return 0;
+}
+
+/* Pass 1 for a part of the key ranges: the block's kept items found and
+ * counted.  Their places in the range and their indices in the block are
+ * kept for pass 2, which so draws no key again.  Whether an item is kept
+ * is a coin toss for two parts, so it is never branched on: every item is
+ * written at the end of the lists, which move on by 0 or 1. */
+static rf_status part_count(struct worker *w, uint64_t first, size_t n)
+{
+    struct kx *x = w->x;
+    if (reserve_kept(w, n) != 0)
+        return RF_ENOMEM;
+    uint64_t *at = w->kat + w->kn;
+    uint16_t *jn = w->kj + w->kn;
+    size_t kn = 0;
+    for (size_t j = 0; j < n; j++) {
+        const int k = kept(x, w->keys[j], &at[kn]);
+        jn[kn] = (uint16_t)j; /* j < 2^16: a keyed block */
+        kn += (size_t)k;
+    }
+    for (size_t i = 0; i < kn; i++)
+        w->hist[bucket_of(x, at[i])]++;
+    w->kn += kn;
+    x->kblock[first / FETCH] = (uint32_t)kn;
+    return RF_OK;
+}
+
+/* Pass 2 for a part: the block's kept items scattered with their values
+ * (w->vals), their sizes summed when the values are sized. */
+static void part_scatter(struct worker *w, uint64_t first)
+{
+    struct kx *x = w->x;
+    const size_t kn = x->kblock[first / FETCH];
+    const uint64_t *at = w->kat + w->kread, *v = w->vals;
+    const uint16_t *jn = w->kj + w->kread;
+    uint64_t size = 0;
+    for (size_t i = 0; i < kn; i++) {
+        const size_t j = jn[i];
+        if (x->sized)
+            size += v[j + 1] - v[j];
+        x->idx[w->hist[bucket_of(x, at[i])]++] = entry(x, at[i], v[j]);
+    }
+    w->kread += kn;
+    w->size += size;
+}
+
+/* Passes 1 and 2: the worker's items' keys, counted or scattered (a
+ * part's pass 2 takes its kept items from pass 1 instead). */
 static void pass_keys(struct worker *w, int scatter)
 {
     struct kx *x = w->x;
+    const int part = x->kblock != NULL;
     uint64_t *buf = w->keys, lo, hi;
     item_range(x, w->t, &lo, &hi);
     for (uint64_t first = lo; first < hi && w->st == RF_OK; first += FETCH) {
         const size_t n = hi - first < FETCH ? (size_t)(hi - first) : (size_t)FETCH;
-        w->st = x->keys(x->ctx, first, buf, n);
-        if (w->st != RF_OK)
+        if (!(scatter && part) && (w->st = x->keys(x->ctx, first, buf, n)) != RF_OK)
             return;
-        if (!scatter) {
+        if (scatter && x->vals) {
+            if ((w->st = x->vals(x->ctx, first, w->vals, n)) != RF_OK)
+                return;
+            x->first_val[first / FETCH] = w->vals[0];
+        }
+        if (part && !scatter) {
+            w->st = part_count(w, first, n);
+        } else if (part) {
+            part_scatter(w, first);
+        } else if (!scatter) {
             for (size_t j = 0; j < n; j++)
                 w->hist[bucket_of(x, buf[j])]++;
         } else if (!x->vals) {
@@ -138,9 +235,6 @@ static void pass_keys(struct worker *w, int scatter)
                 x->idx[w->hist[bucket_of(x, buf[j])]++] = entry(x, buf[j], first + j);
         } else {
             const uint64_t *v = w->vals;
-            if ((w->st = x->vals(x->ctx, first, w->vals, n)) != RF_OK)
-                return;
-            x->first_val[first / FETCH] = v[0];
             for (size_t j = 0; j < n; j++)
                 x->idx[w->hist[bucket_of(x, buf[j])]++] = entry(x, buf[j], v[j]);
         }
@@ -424,7 +518,10 @@ static void release(struct kx *x)
         free(x->w[t].vals);
         free(x->w[t].scratch);
         free(x->w[t].runs);
+        free(x->w[t].kat);
+        free(x->w[t].kj);
     }
+    free(x->kblock);
     free(x->start);
     free(x->first_val);
 }
@@ -435,10 +532,42 @@ static unsigned vbits_for(uint64_t vmax)
     return b ? b : 1;
 }
 
-static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
-                             rf_keyed_vals_fn vals, void *ctx, uint64_t vmax,
-                             unsigned threads, uint64_t *idx)
+/* What is asked of keyed_index: the order of every item into idx, or of
+ * one part's items into an array it allocates. */
+struct request {
+    rf_keyed_keys_fn keys;
+    rf_keyed_vals_fn vals;
+    void *ctx;
+    uint64_t vmax;
+    unsigned part, parts;
+    int sized;
+    uint64_t *idx;        /* every item: the caller's */
+    uint64_t **part_idx;  /* a part (parts > 1 or sized): allocated here */
+    uint64_t *count, *size;
+};
+
+/* Room for the order: the caller's, or (a part) as many as were counted. */
+static rf_status place_order(struct kx *x, const struct request *q)
 {
+    if (!q->part_idx)
+        return RF_OK;
+    const uint64_t n = x->start[(size_t)1 << x->B];
+    *q->count = n;
+    if (n > SIZE_MAX / sizeof *x->idx)
+        return RF_ENOMEM;
+    x->idx = *q->part_idx = malloc((n ? (size_t)n : 1) * sizeof *x->idx);
+    return x->idx ? RF_OK : RF_ENOMEM;
+}
+
+static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, const struct request *q,
+                             unsigned threads)
+{
+    if (q->part_idx) {
+        *q->part_idx = NULL;
+        *q->count = 0;
+        if (q->size)
+            *q->size = 0;
+    }
     if (m == 0)
         return RF_OK;
     struct kx *x = calloc(1, sizeof *x);
@@ -449,10 +578,12 @@ static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_
     if (threads > RFI_THREADS_MAX)
         threads = RFI_THREADS_MAX;
     const uint64_t blocks = (m + FETCH - 1) / FETCH;
-    *x = (struct kx){.o = o, .m = m, .keys = keys, .vals = vals, .ctx = ctx, .idx = idx};
+    *x = (struct kx){.o = o, .m = m, .keys = q->keys, .vals = q->vals, .ctx = q->ctx,
+                     .idx = q->idx, .part = q->part, .parts = q->parts, .sized = q->sized};
     x->T = threads < blocks ? threads : (unsigned)blocks;
-    x->vbits = vbits_for(vmax);
-    const unsigned ibits = vbits_for(m - 1);
+    x->vbits = vbits_for(q->vmax);
+    /* Buckets for the items expected in the part (its share of m). */
+    const unsigned ibits = vbits_for((m - 1) / q->parts);
     x->B = ibits > BUCKET_LOG ? ibits - BUCKET_LOG : 0;
     if (x->B > MAX_BUCKET_BITS)
         x->B = MAX_BUCKET_BITS;
@@ -460,20 +591,28 @@ static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_
     const size_t nb = (size_t)1 << x->B;
     rf_status st = RF_ENOMEM;
     x->start = malloc((nb + 1) * sizeof *x->start);
-    if (!x->start || (vals && !(x->first_val = malloc(blocks * sizeof *x->first_val))))
+    if (!x->start || (q->vals && !(x->first_val = malloc(blocks * sizeof *x->first_val))) ||
+        (q->part_idx && !(x->kblock = malloc(blocks * sizeof *x->kblock))))
         goto done;
     for (unsigned t = 0; t < x->T; t++) {
         x->w[t] = (struct worker){.x = x, .t = t, .st = RF_OK};
+        /* a sized block's values end with its end: one more */
         if (!(x->w[t].hist = calloc(nb, sizeof *x->w[t].hist)) ||
             !(x->w[t].keys = malloc(FETCH * sizeof *x->w[t].keys)) ||
-            !(x->w[t].vals = malloc(FETCH * sizeof *x->w[t].vals)))
+            !(x->w[t].vals = malloc((FETCH + 1) * sizeof *x->w[t].vals)))
             goto done;
     }
     if ((st = run_all(x, COUNT)) != RF_OK)
         goto done;
     const size_t largest = plan_buckets(x);
-    if ((st = run_all(x, SCATTER)) != RF_OK)
+    if ((st = place_order(x, q)) != RF_OK || (st = run_all(x, SCATTER)) != RF_OK)
         goto done;
+    for (unsigned t = 0; t < x->T; t++) { /* a part's kept lists are used */
+        free(x->w[t].kat);
+        free(x->w[t].kj);
+        x->w[t].kat = NULL;
+        x->w[t].kj = NULL;
+    }
     st = RF_ENOMEM;
     for (unsigned t = 0; t < x->T; t++)
         if (!(x->w[t].scratch = malloc((largest ? largest : 1) * sizeof(uint64_t))))
@@ -481,7 +620,14 @@ static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_
     st = run_all(x, SORT);
     if (st == RF_OK)
         st = near_ties(x);
+    for (unsigned t = 0; t < x->T && q->size; t++)
+        *q->size += x->w[t].size;
 done:
+    if (st != RF_OK && q->part_idx) {
+        free(*q->part_idx);
+        *q->part_idx = NULL;
+        *q->count = 0;
+    }
     release(x);
     free(x);
     return st;
@@ -490,7 +636,9 @@ done:
 rf_status rf_keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
                          void *ctx, unsigned threads, uint64_t *idx)
 {
-    return keyed_index(o, m, keys, NULL, ctx, m ? m - 1 : 0, threads, idx);
+    const struct request q = {.keys = keys, .ctx = ctx, .vmax = m ? m - 1 : 0,
+                              .parts = 1, .idx = idx};
+    return keyed_index(o, m, &q, threads);
 }
 
 rf_status rf_keyed_index_vals(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
@@ -499,5 +647,20 @@ rf_status rf_keyed_index_vals(const rf_keyed_order *o, uint64_t m, rf_keyed_keys
 {
     if (!vals)
         return RF_EINVAL;
-    return keyed_index(o, m, keys, vals, ctx, vmax, threads, out);
+    const struct request q = {.keys = keys, .vals = vals, .ctx = ctx, .vmax = vmax,
+                              .parts = 1, .idx = out};
+    return keyed_index(o, m, &q, threads);
+}
+
+rf_status rfi_keyed_index_part(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
+                               rf_keyed_vals_fn vals, void *ctx, uint64_t vmax, unsigned part,
+                               unsigned parts, unsigned threads, uint64_t **idx,
+                               uint64_t *count, uint64_t *size)
+{
+    if (!vals || !idx || !count || parts == 0 || part >= parts)
+        return RF_EINVAL;
+    const struct request q = {.keys = keys, .vals = vals, .ctx = ctx, .vmax = vmax,
+                              .part = part, .parts = parts, .sized = size != NULL,
+                              .part_idx = idx, .count = count, .size = size};
+    return keyed_index(o, m, &q, threads);
 }

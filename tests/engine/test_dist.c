@@ -1427,6 +1427,213 @@ static void lane_refused(void **state)
 }
 
 /* ------------------------------------------------------------------------ */
+/* Owners that read their records themselves (rf_engine_gather_direct)      */
+
+/* The whole run by `owners` direct owners: the header, then each owner's
+ * first records until `count`; each owner's _bytes checked against what
+ * it writes, for k and k / 2 records, and a second write the same. */
+static void direct_run(const rf_engine_options *o, const rf_engine_input *in, unsigned owners,
+                       uint64_t count, buf *out)
+{
+    void *hb;
+    size_t hl;
+    rf_engine_error e;
+    assert_int_equal(rf_engine_header(o, in, 1, &hb, &hl, &e), RF_OK);
+    buf_put(out, hb, hl);
+    free(hb);
+    uint64_t total, left = count, got_records = 0;
+    assert_int_equal(rf_engine_part_count(o, in, 1, 0, 1, &total, NULL, &e), RF_OK);
+    for (unsigned d = 0; d < owners; d++) {
+        rf_engine_gather *g;
+        assert_int_equal(rfi_dist_gather_direct(&g, o, in, 1, d, owners,
+                                                run_keys ? test_key : NULL, run_keys, &e),
+                         RF_OK);
+        unsigned owner = 99, of = 99;
+        assert_true(rf_engine_gather_owner(g, &owner, &of));
+        assert_int_equal(owner, d);
+        assert_int_equal(of, owners);
+        const uint64_t mine = rf_engine_gather_records(g);
+        got_records += mine;
+        const uint64_t k = left < mine ? left : mine;
+        uint64_t kb, halfb, again;
+        assert_int_equal(rf_engine_gather_bytes(g, k, &kb, &e), RF_OK);
+        assert_int_equal(rf_engine_gather_bytes(g, k / 2, &halfb, &e), RF_OK);
+        assert_int_equal(rf_engine_gather_bytes(g, k, &again, &e), RF_OK);
+        assert_int_equal(again, kb);
+        buf ob = {0}, half = {0};
+        gather_out(g, k, &ob);
+        gather_out(g, k / 2, &half);
+        assert_int_equal(ob.len, kb);
+        assert_int_equal(half.len, halfb);
+        assert_true(half.len <= ob.len && (half.len == 0 || memcmp(half.p, ob.p, half.len) == 0));
+        buf_put(out, ob.p, ob.len);
+        buf_free(&ob);
+        buf_free(&half);
+        rf_engine_gather_close(g);
+        left -= k;
+    }
+    assert_int_equal(got_records, total);
+}
+
+/* Every set as one file, both delimiters, with and without a header, on
+ * Q = 1..7 owners, one thread or two, all records or a count: the owners'
+ * outputs one after another are rf_engine_shuffle's bytes. */
+static void direct_matrix(void **state)
+{
+    (void)state;
+    char files[256], names[1][300];
+    fresh_dir(files, sizeof files);
+    unsigned run = 0;
+    for (int k = 0; k < SETS; k++)
+        for (int dl = 0; dl < 2; dl++) {
+            const unsigned char delim = dl ? '\0' : '\n';
+            buf b[4], one = {0};
+            size_t n;
+            make_set(k, delim, b, &n);
+            for (size_t i = 0; i < n; i++)
+                buf_put(&one, b[i].p, b[i].len);
+            rf_engine_input in[1];
+            set_files(&one, 1, files, names, in);
+            for (uint64_t header = 0; header <= 2; header += 2)
+                for (unsigned owners = 1; owners <= 7; owners++, run++) {
+                    rf_engine_options o;
+                    options(&o, 7 + run % 3, delim, header, 64 * MIB, NULL);
+                    o.threads = 1 + run % 2;
+                    const uint64_t count = run % 4 == 3 ? 9 : RF_ENGINE_ALL;
+                    buf want = {0}, got = {0};
+                    reference(&o, in, 1, count, &want);
+                    direct_run(&o, in, owners, count, &got);
+                    if (got.len != want.len || memcmp(got.p, want.p, got.len) != 0)
+                        print_error("set %d Q=%u header=%llu delim=%d\n", k, owners,
+                                    (unsigned long long)header, delim);
+                    assert_same(&got, &want);
+                    buf_free(&want);
+                    buf_free(&got);
+                }
+            unlink(names[0]);
+            buf_free(&one);
+            for (size_t i = 0; i < 4; i++)
+                buf_free(&b[i]);
+        }
+    rmdir(files);
+}
+
+/* Equal keys (four values, 15 records each) on 1..4 owners: rf_keyed_sort's
+ * order with the record numbers as input order. */
+static void direct_ties(void **state)
+{
+    (void)state;
+    enum { N = 60 };
+    uint64_t keys[N];
+    buf in_bytes = {0};
+    for (int i = 0; i < N; i++) {
+        keys[i] = (uint64_t)(i % 4) << 62; /* owner (i % 4) of 4 */
+        char rec[32];
+        const int len = snprintf(rec, sizeof rec, "r%d\n", i);
+        buf_put(&in_bytes, rec, (size_t)len);
+    }
+    char files[256], names[1][300];
+    fresh_dir(files, sizeof files);
+    rf_engine_input in[1];
+    set_files(&in_bytes, 1, files, names, in);
+    rf_engine_options o;
+    options(&o, 99, '\n', 0, 64 * MIB, NULL);
+    rf_keyed_order ko;
+    assert_int_equal(rf_keyed_order_init(&ko, o.rng, o.key), RF_OK);
+    rf_keyed a[N];
+    for (int i = 0; i < N; i++)
+        a[i] = (rf_keyed){keys[i], (uint64_t)i};
+    assert_int_equal(rf_keyed_sort(&ko, a, N, 1), RF_OK);
+    buf want = {0};
+    for (int i = 0; i < N; i++) {
+        char rec[32];
+        const int len = snprintf(rec, sizeof rec, "r%llu\n", (unsigned long long)a[i].val);
+        buf_put(&want, rec, (size_t)len);
+    }
+    key_table table = {keys, N};
+    for (unsigned owners = 1; owners <= 4; owners++) {
+        run_keys = &table;
+        buf got = {0};
+        direct_run(&o, in, owners, RF_ENGINE_ALL, &got);
+        run_keys = NULL;
+        assert_same(&got, &want);
+        buf_free(&got);
+    }
+    buf_free(&want);
+    buf_free(&in_bytes);
+    unlink_files(names, 1, files);
+}
+
+/* What a direct owner refuses, and an input changed before its write. */
+static void direct_refused(void **state)
+{
+    (void)state;
+    char files[256], names[2][300];
+    fresh_dir(files, sizeof files);
+    buf b[2] = {{0}, {0}};
+    buf_put(&b[0], "h\naa\nbbb\ncc\n", 12);
+    buf_put(&b[1], "x\n", 2);
+    rf_engine_input in[2];
+    set_files(b, 2, files, names, in);
+    rf_engine_options o;
+    options(&o, 3, '\n', 1, 64 * MIB, NULL);
+    rf_engine_error e;
+    rf_engine_gather *g = (rf_engine_gather *)&e;
+    /* two inputs, bytes in memory, no input, an owner out of range, CSV */
+    assert_int_equal(rf_engine_gather_direct(&g, &o, in, 2, 0, 1, &e), RF_EINVAL);
+    assert_null(g);
+    const rf_engine_input mem = rf_engine_input_bytes("a\n", 2, "m");
+    assert_int_equal(rf_engine_gather_direct(&g, &o, &mem, 1, 0, 1, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_gather_direct(&g, &o, in, 0, 0, 1, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_gather_direct(&g, &o, in, 1, 2, 2, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_gather_direct(&g, &o, in, 1, 0, 0, &e), RF_EINVAL);
+    o.csv = 1;
+    assert_int_equal(rf_engine_gather_direct(&g, &o, in, 1, 0, 1, &e), RF_EINVAL);
+    o.csv = 0;
+    /* a pipe: every owner would need all of it */
+    int pfd[2];
+    assert_int_equal(pipe(pfd), 0);
+    assert_int_equal(write(pfd[1], "a\nb\n", 4), 4);
+    close(pfd[1]);
+    const rf_engine_input pin = rf_engine_input_fd(pfd[0], "pipe");
+    assert_int_equal(rf_engine_gather_direct(&g, &o, &pin, 1, 0, 1, &e), RF_EINVAL);
+    close(pfd[0]);
+    /* a missing file; an order larger than the budget */
+    const rf_engine_input gone = rf_engine_input_path("/nonexistent/riffle-test-input");
+    assert_int_equal(rf_engine_gather_direct(&g, &o, &gone, 1, 0, 1, &e), RF_EIO);
+    assert_int_equal(e.op, RF_ENGINE_OP_INPUT);
+    o.memory = 8;
+    assert_int_equal(rf_engine_gather_direct(&g, &o, in, 1, 0, 1, &e), RF_ENOMEM);
+    o.memory = 64 * MIB;
+    /* nothing is added to a direct gather */
+    assert_int_equal(rf_engine_gather_direct(&g, &o, in, 1, 0, 1, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_records(g), 3);
+    assert_int_equal(rf_engine_gather_add(g, 0, "", 0, &e), RF_EINVAL);
+    assert_int_equal(rf_engine_gather_inputs(g, &o, in, 1, &e), RF_EINVAL);
+    void *bp;
+    assert_int_equal(rf_engine_gather_buffer(g, 16, &bp, &e), RF_EINVAL);
+    /* the input rewritten (same size, other bytes, a later time) before the
+     * write: the write fails as changed */
+    struct timespec later[2] = {{0, UTIME_OMIT}, {time(NULL) + 100, 0}};
+    FILE *f = fopen(names[0], "r+b");
+    assert_non_null(f);
+    assert_int_equal(fwrite("h\nzz\n", 1, 5, f), 5);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(utimensat(AT_FDCWD, names[0], later, 0), 0);
+    const int fd = memfd_create("riffle-test-direct", MFD_CLOEXEC);
+    unsigned char wb[64];
+    rf_fd_sink sk;
+    rf_fd_sink_init(&sk, fd, wb, sizeof wb);
+    assert_int_equal(rf_engine_gather_write(g, RF_ENGINE_ALL, &sk.sink, &e), RF_EIO);
+    assert_int_equal(e.op, RF_ENGINE_OP_CHANGED);
+    close(fd);
+    rf_engine_gather_close(g);
+    buf_free(&b[0]);
+    buf_free(&b[1]);
+    unlink_files(names, 2, files);
+}
+
+/* ------------------------------------------------------------------------ */
 /* Errors                                                                   */
 
 static void invalid_arguments(void **state)
@@ -1891,6 +2098,9 @@ int main(void)
         cmocka_unit_test(refs_matrix),
         cmocka_unit_test(refs_ties),
         cmocka_unit_test(refs_refused),
+        cmocka_unit_test(direct_matrix),
+        cmocka_unit_test(direct_ties),
+        cmocka_unit_test(direct_refused),
         cmocka_unit_test(lane_ties),
         cmocka_unit_test(lane_refused),
         cmocka_unit_test(threaded_write),

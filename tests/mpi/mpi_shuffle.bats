@@ -52,8 +52,8 @@ launcher() {
 }
 
 # mpi FLAVOR P ARGS...: riffle-mpi on P ranks (with --exchange=$EXCHANGE
-# when it is set: the ranks of this one machine otherwise send each other
-# references into the inputs).
+# when it is set: the ranks of this one machine otherwise each read all of
+# a single input themselves, and send each other references into several).
 mpi() {
     local flavor=$1 p=$2
     shift 2
@@ -184,6 +184,16 @@ every_case() {
     every_case 7
 }
 
+# The same cases with references sent between the ranks (--exchange=refs),
+# as between the ranks of a machine when they do not read all of the input.
+@test "every case on 2 ranks, references sent: the bytes of riffle --seed" {
+    EXCHANGE=refs every_case 2
+}
+
+@test "every case on 5 ranks, references sent: the bytes of riffle --seed" {
+    EXCHANGE=refs every_case 5
+}
+
 # The same cases with every record's bytes sent (--exchange=bytes), as
 # between machines.
 @test "every case on 2 ranks, bytes exchanged: the bytes of riffle --seed" {
@@ -239,22 +249,22 @@ every_case() {
 
 @test "ranks of one machine send references: every rank, a few bytes a record" {
     # 100000 lines of 50 bytes (5 MB): a reference is about 3 bytes; --stats
-    # gives each rank's MB sent and (last field) the ranks it referred to
+    # gives each rank's MB sent and the ranks it referred to (field 18)
     awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%08d %040d\n", i, i * 7 }' > "$T/in"
     unset RIFFLE_MPI_ROUND_BYTES
     local p
     for p in 2 3; do
-        run mpi openmpi "$p" --seed=4 --stats "$T/in" -o "$T/got"
+        run mpi openmpi "$p" --exchange=refs --seed=4 --stats "$T/in" -o "$T/got"
         [ "$status" -eq 0 ]
         printf '%s\n' "$output" | awk -v p="$p" '
-            /^riffle-mpi: stats: [0-9]/ { ranks++; sent += $9; if ($18 != p) bad = 1 }
+            /^riffle-mpi: stats: [0-9]/ { ranks++; sent += $9; if ($18 != p || $20 != 0) bad = 1 }
             END { print "sent " sent " MB for 5 MB"; exit !(ranks == p && !bad && sent < 0.4) }'
         "$RIFFLE" --seed=4 "$T/in" | cmp - "$T/got"
         # and none with --exchange=bytes, nor for an input larger than a
         # rank's --memory (read in any order, it would have to stay in memory)
         local opt
         for opt in --exchange=bytes --memory=1M; do
-            run mpi openmpi "$p" "$opt" --seed=4 --stats "$T/in" -o "$T/got"
+            run mpi openmpi "$p" --exchange=refs "$opt" --seed=4 --stats "$T/in" -o "$T/got"
             [ "$status" -eq 0 ]
             printf '%s\n' "$output" | awk '/^riffle-mpi: stats: [0-9]/ { if ($18 != 0) bad = 1 }
                 END { exit bad }'
@@ -263,11 +273,52 @@ every_case() {
     done
 }
 
-@test "--exchange takes auto or bytes" {
+@test "ranks of one machine read one input themselves: nothing sent, every rank" {
+    # --stats: field 9 the MB sent, 11 the records, 20 whether the rank read
+    # its records itself (direct)
+    awk 'BEGIN { for (i = 0; i < 100000; i++) printf "%08d %040d\n", i, i * 7 }' > "$T/in"
+    cp "$T/in" "$T/in2"
+    unset RIFFLE_MPI_ROUND_BYTES
+    local flavor p
+    for flavor in $FLAVORS; do
+        for p in 2 3; do
+            run mpi "$flavor" "$p" --seed=4 --stats "$T/in" -o "$T/got"
+            [ "$status" -eq 0 ]
+            printf '%s\n' "$output" | awk -v p="$p" '
+                /^riffle-mpi: stats: [0-9]/ { ranks++; sent += $9; records += $11
+                    if ($20 != 1) bad = 1 }
+                END { exit !(ranks == p && !bad && sent == 0 && records == 100000) }'
+            "$RIFFLE" --seed=4 "$T/in" | cmp - "$T/got"
+        done
+    done
+    # auto reads directly only one input within --memory
+    local args
+    for args in "--memory=1M $T/in" "$T/in $T/in2" "--exchange=refs $T/in" "--exchange=bytes $T/in"; do
+        # shellcheck disable=SC2086
+        run mpi openmpi 2 --seed=4 --stats $args -o "$T/got"
+        [ "$status" -eq 0 ]
+        printf '%s\n' "$output" | awk '/^riffle-mpi: stats: [0-9]/ { if ($20 != 0) bad = 1 }
+            END { exit bad }'
+    done
+    # --exchange=direct: whatever --memory says of the mapping (the order
+    # must still fit), but one input only
+    run mpi openmpi 2 --exchange=direct --memory=4M --seed=4 --stats "$T/in" -o "$T/got"
+    [ "$status" -eq 0 ]
+    "$RIFFLE" --seed=4 "$T/in" | cmp - "$T/got"
+    rm -f "$T/got"
+    run mpi openmpi 2 --exchange=direct --seed=4 "$T/in" "$T/in2" -o "$T/got"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"--exchange=direct reads one regular input file, the same on every rank"* ]]
+    [ "$(printf '%s\n' "$output" | grep -c 'exchange=direct')" -eq 1 ]
+    [ ! -e "$T/got" ]
+    no_temporaries
+}
+
+@test "--exchange takes auto, direct, refs or bytes" {
     printf 'a\nb\n' > "$T/in"
     run mpi openmpi 1 --exchange=pigeons --seed=1 "$T/in" -o "$T/got"
     [ "$status" -ne 0 ]
-    [[ "$output" == *"invalid exchange 'pigeons' (auto or bytes)"* ]]
+    [[ "$output" == *"invalid exchange 'pigeons' (auto, direct, refs or bytes)"* ]]
     [ ! -e "$T/got" ]
 }
 

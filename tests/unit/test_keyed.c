@@ -515,6 +515,105 @@ static void index_vals_misuse(void **state)
     free(sp.v);
 }
 
+/* spaced_vals, then where the block's last item ends (the next value):
+ * sized values for rfi_keyed_index_part (sp.v holds m + 1 values). */
+static rf_status sized_vals(void *ctx, uint64_t first, uint64_t *out, size_t n)
+{
+    const struct spaced *sp = ctx;
+    for (size_t j = 0; j <= n; j++)
+        out[j] = sp->v[first + j];
+    return RF_OK;
+}
+
+/* A key range's part of the order (rfi_keyed_index_part, as each owner of
+ * a distributed run orders its records): for every number of parts and
+ * every part, the parts one after another are rf_keyed_index_vals' whole
+ * order, value for value -- with near and exact ties everywhere (a mask
+ * of 0 makes every key equal: one tie of m items, which every part but the
+ * one holding key 0 must find empty), on 1 and 3 threads; and each part's
+ * size is the sum of its items' sizes. */
+static void index_part_matches_whole(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {1, 2, 100, 8193, 140001};
+    static const uint64_t masks[] = {~(uint64_t)0, 0xFFFFFFFFFF000000u, 0xC000000000000003u, 0};
+    uint8_t seed[32];
+    assert_int_equal(rf_seed_u64(seed, 79), RF_OK);
+    for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
+        for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++) {
+            const uint64_t m = sizes[si];
+            struct spaced sp = {.k = {.mask = masks[mi], .fail_at = -1}};
+            assert_int_equal(rf_keyed_order_init(&sp.k.o, RF_RNG_CHACHA20, seed), RF_OK);
+            uint64_t *whole = malloc(m * sizeof *whole);
+            sp.v = malloc((m + 1) * sizeof *sp.v);
+            assert_true(whole && sp.v);
+            uint64_t v = 5, x = 999;
+            for (uint64_t i = 0; i <= m; i++) {
+                x = x * 6364136223846793005u + 1442695040888963407u;
+                sp.v[i] = v;
+                v += 1 + (x >> 11) % 300;
+            }
+            assert_int_equal(rf_keyed_index_vals(&sp.k.o, m, spaced_keys, spaced_vals, &sp,
+                                                 sp.v[m], 1, whole),
+                             RF_OK);
+            for (unsigned parts = 1; parts <= 7; parts += 1 + (parts >= 3)) {
+                for (unsigned t = 1; t <= 3; t += 2) {
+                    uint64_t at = 0;
+                    for (unsigned part = 0; part < parts; part++) {
+                        uint64_t *idx, count, size, want = 0;
+                        assert_int_equal(rfi_keyed_index_part(&sp.k.o, m, spaced_keys,
+                                                              sized_vals, &sp, sp.v[m], part,
+                                                              parts, t, &idx, &count, &size),
+                                         RF_OK);
+                        assert_true(at + count <= m);
+                        for (uint64_t j = 0; j < count; j++) {
+                            assert_true(idx[j] == whole[at + j]);
+                            /* the item of that value: its size */
+                            uint64_t lo = 0, hi = m;
+                            while (hi - lo > 1) {
+                                const uint64_t mid = lo + (hi - lo) / 2;
+                                if (sp.v[mid] <= idx[j])
+                                    lo = mid;
+                                else
+                                    hi = mid;
+                            }
+                            want += sp.v[lo + 1] - sp.v[lo];
+                        }
+                        assert_true(size == want);
+                        at += count;
+                        free(idx);
+                    }
+                    assert_true(at == m);
+                }
+            }
+            free(whole);
+            free(sp.v);
+        }
+}
+
+/* A part out of range, or no vals, idx or count: refused. */
+static void index_part_misuse(void **state)
+{
+    (void)state;
+    uint8_t seed[32] = {4};
+    struct spaced sp = {.k = {.mask = ~(uint64_t)0, .fail_at = -1}};
+    assert_int_equal(rf_keyed_order_init(&sp.k.o, RF_RNG_CHACHA20, seed), RF_OK);
+    uint64_t v[11] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, *idx, count;
+    sp.v = v;
+    assert_int_equal(rfi_keyed_index_part(&sp.k.o, 10, spaced_keys, sized_vals, &sp, 10, 3, 3,
+                                          1, &idx, &count, NULL),
+                     RF_EINVAL);
+    assert_int_equal(rfi_keyed_index_part(&sp.k.o, 10, spaced_keys, NULL, &sp, 10, 0, 3, 1,
+                                          &idx, &count, NULL),
+                     RF_EINVAL);
+    assert_int_equal(rfi_keyed_index_part(&sp.k.o, 10, spaced_keys, sized_vals, &sp, 10, 0, 0,
+                                          1, &idx, &count, NULL),
+                     RF_EINVAL);
+    assert_int_equal(rfi_keyed_index_part(&sp.k.o, 10, spaced_keys, sized_vals, &sp, 10, 0, 1,
+                                          1, NULL, &count, NULL),
+                     RF_EINVAL);
+}
+
 /* The library's worker threads block asynchronous signals (riffle.h,
  * "Threads"): the keys callback looks at its thread's mask. */
 struct mask_probe {
@@ -579,6 +678,8 @@ int main(void)
         cmocka_unit_test(exact_enumeration),
         cmocka_unit_test(index_vals_matches_sort),
         cmocka_unit_test(index_vals_misuse),
+        cmocka_unit_test(index_part_matches_whole),
+        cmocka_unit_test(index_part_misuse),
         cmocka_unit_test(workers_block_signals),
         cmocka_unit_test(sort_matches_reference),
         cmocka_unit_test(threads_do_not_matter),
