@@ -7,8 +7,10 @@
 #               1 GB file; a smaller one for a quick run)
 #   WEAK=MIB    the weak-scaling share per rank (default 256): files of
 #               P x WEAK MiB on P ranks
-#   PS="1 2 4"  the rank counts (P > 1: a row with references between the
-#               ranks, --exchange=auto, and one with bytes, --exchange=bytes)
+#   PS="1 2 4"  the rank counts (P > 1: a row with the default exchange,
+#               auto -- on one machine every rank reads the input itself,
+#               --exchange=direct --, one with references between the ranks,
+#               --exchange=refs, and one with bytes, --exchange=bytes)
 #   OLD=DIR     a second build (e.g. one from before a change): its riffle-mpi
 #               runs too, in the row after each of this build's
 #   KEEP=1      keep the generated files in $TMPDIR (default /tmp)
@@ -63,20 +65,25 @@ timed() {
     mbs=$(awk -v b="$bytes" -v t="$wall" 'BEGIN { printf "%.0f", (t > 0) ? b / 1e6 / t : 0 }')
 }
 
-# the stats of the last riffle-mpi run: the largest peak RSS (MiB) and bytes
-# sent (MB) of any rank, rank 0's phases (count exchange sizes write commit),
-# the bytes all ranks sent (MB), and the bytes of records that stayed in
-# their rank (MB: the local lane; 0 for a binary without one)
+# the stats of the last riffle-mpi run: the largest peak RSS and the
+# largest proportional resident memory at the end of the write (MiB, each
+# shared page divided among the processes that map it: "-" for P = 1 and
+# for a binary that does not report it) and bytes sent (MB) of any rank,
+# rank 0's phases (count exchange sizes write commit), the bytes all ranks
+# sent (MB), and the bytes of records that stayed in their rank (MB: the
+# local lane; 0 for a binary without one)
 stats() {
     awk '/^riffle-mpi: stats: [0-9]/ {
             if ($13 > rss) rss = $13; if ($9 > sent) sent = $9; all += $9; kept += $17
+            if (NF >= 21 && $21 > pss) pss = $21
             if ($3 == 0) ph = sprintf("%.2f / %.2f / %.2f / %.2f / %.2f", $4, $5, $6, $7, $8) }
-         END { printf "%.0f|%.0f|%s|%.3f|%.3f\n", rss, sent, ph, all, kept }' "$tmp/riffle-bench-mpi.err"
+         END { printf "%.0f / %s|%.0f|%s|%.3f|%.3f\n", rss, pss > 0 ? sprintf("%.0f", pss) : "-",
+                      sent, ph, all, kept }' "$tmp/riffle-bench-mpi.err"
 }
 
 header() {
     echo
-    echo "| case | P | threads per rank | wall s | CPU s | MB/s | peak RSS per rank MiB (target) | sent per rank MB | rank 0: count / exchange / sizes / write / commit s | wall vs riffle | CPU vs riffle | wire bytes per byte sent |"
+    echo "| case | P | threads per rank | wall s | CPU s | MB/s | peak RSS / PSS per rank MiB (target) | sent per rank MB | rank 0: count / exchange / sizes / write / commit s | wall vs riffle | CPU vs riffle | wire bytes per byte sent |"
     echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 }
 
@@ -85,13 +92,13 @@ riffle_row() {
     timed "$2" "$riffle" --seed=1 "$2" -o "$want"
     base=$wall
     base_cpu=$cpu
-    printf '| %s | riffle | %s | %s | %s | %s | %.0f | - | - | 1.00x | 1.00x | - |\n' "$1" "$cores" "$wall" \
+    printf '| %s | riffle | %s | %s | %s | %s | %.0f / - | - | - | 1.00x | 1.00x | - |\n' "$1" "$cores" "$wall" \
         "$cpu" "$mbs" "$(awk -v k="$rss" 'BEGIN { print k / 1024 }')"
 }
 
 # mpi_row CASE FILE P [EXCHANGE]: riffle-mpi on P ranks (the cores shared
 # among them), with --exchange=EXCHANGE when given (the default, auto: the
-# ranks of this machine send each other references into the input)
+# ranks of this machine each read all of the one input file themselves)
 mpi_row() {
     p=$3
     th=$((cores / p))
@@ -183,7 +190,8 @@ riffle_row strong "$big"
 for p in $ps; do
     mpi_row strong "$big" "$p"
     old_row "strong (OLD)" "$big" "$p"
-    # every record's bytes exchanged, as between machines
+    # references between the ranks, and every record's bytes, as between machines
+    [ "$p" -eq 1 ] || mpi_row "strong, refs" "$big" "$p" refs
     [ "$p" -eq 1 ] || mpi_row "strong, bytes" "$big" "$p" bytes
 done
 
