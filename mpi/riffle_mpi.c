@@ -325,7 +325,8 @@ static int run(struct job *j)
     if (job_output_write(j, out, g) != 0)
         goto done;
     j->st.seconds[PH_WRITE] = now() - t;
-    note_memory(j);
+    if (j->opts->stats)
+        note_memory(j);
     job_progress_end(j);
     t = now();
     status = job_output_commit(j, out) == 0 ? JOB_OK : JOB_FAIL;
