@@ -9,7 +9,9 @@
  * FILEs, against those.  Packets by reference (`riffle scatter
  * --by-reference`) need the FILEs: they are mapped (rf_engine_gather_inputs)
  * and those records written from there; packets of the records' bytes only
- * have the FILEs checked.
+ * have the FILEs checked.  Packets of `riffle scatter --direct` hold no
+ * records: the gather reads all of the one FILE itself and keeps task J's
+ * records (rf_engine_gather_direct).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -66,7 +68,8 @@ static int gather_help(void)
         "(D/header) first.  The outputs of tasks 0 .. P-1, concatenated in order, are\n"
         "exactly the output of `riffle --seed=S FILE...`.  Given the FILEs, check too\n"
         "that they are the inputs the run counted, unchanged.  Packets of `riffle\n"
-        "scatter --by-reference` need the FILEs: their records are read from there.\n"
+        "scatter --by-reference` need the FILEs: their records are read from there;\n"
+        "after `riffle scatter --direct` the gather reads all of the one FILE itself.\n"
         "\n"
         "      --task=J             this task's number, 0 <= J < P\n"
         "      --tasks=P            the number of tasks, as given to scatter\n"
@@ -143,6 +146,7 @@ struct gather_run {
     size_t *map_len;
     size_t *off;            /* where each one's frames start */
     int *refs;              /* each one's frames are references */
+    int *direct;            /* each one holds no frames (scatter --direct) */
     rf_engine_input *in;    /* the FILEs, for references: kept until the end */
     size_t n_in;
 };
@@ -248,7 +252,7 @@ static int check_scattered(const struct gather_opts *o, const struct gather_run 
  * where the library's frames start. */
 static int packets_run(const struct gather_opts *o, const struct gather_run *gr,
                        const char *path, unsigned i, const struct dist_run *count,
-                       const void *bytes, size_t len, size_t *off, int *refs)
+                       const void *bytes, size_t len, size_t *off, int *refs, int *direct)
 {
     struct dist_run file;
     const int p = dist_run_parse(bytes, len, DIST_STEP_PACKETS, &file, off);
@@ -270,6 +274,12 @@ static int packets_run(const struct gather_opts *o, const struct gather_run *gr,
     else
         r = check_scattered(o, gr, path, i, &file, count);
     *refs = file.refs;
+    *direct = file.direct;
+    if (r == 0 && file.direct && *off != len) {
+        cli_error("%s: packets of `riffle scatter --direct` hold no records: rerun `riffle "
+                  "scatter --task=%u`", path, i);
+        r = -1;
+    }
     dist_run_free(&file);
     return r;
 }
@@ -305,7 +315,7 @@ static int map_part(const struct gather_opts *o, struct gather_run *gr, unsigned
         gr->maps[i] = m;
         gr->map_len[i] = m ? (size_t)st.st_size : 0;
         status = packets_run(o, gr, path, i, count, m ? m : "", gr->map_len[i], &gr->off[i],
-                             &gr->refs[i]);
+                             &gr->refs[i], &gr->direct[i]);
     }
     close(fd);
     return status;
@@ -400,6 +410,51 @@ static int put_header(const struct gather_opts *o, const struct gather_run *gr,
     return r;
 }
 
+/* Packets of `riffle scatter --direct` from every task (all or none: 1;
+ * none: 0; -1 after a message for a mixture): the gather *gp becomes one
+ * that reads the one FILE itself, with the run's --header and -z. */
+static int direct_inputs(const struct gather_opts *o, struct gather_run *gr,
+                         rf_engine_gather **gp, const rf_engine_options *eo)
+{
+    const unsigned tasks = (unsigned)o->d.tasks;
+    unsigned n = 0, other = 0;
+    for (unsigned i = 0; i < tasks; i++) {
+        n += gr->direct[i] != 0;
+        if (!gr->direct[i])
+            other = i;
+    }
+    if (n == 0)
+        return 0;
+    if (n < tasks) {
+        cli_error("%s/%u.to.%llu: packets of task %u hold records, those of other tasks none "
+                  "(`riffle scatter --direct`): rerun every scatter the same way", o->d.dir,
+                  other, (unsigned long long)o->d.task, other);
+        return -1;
+    }
+    if (!gr->have_files) {
+        cli_error("%s/0.to.%llu: the scatters wrote no records (`--direct`): give `riffle "
+                  "gather` the FILE they were given", o->d.dir, (unsigned long long)o->d.task);
+        return -1;
+    }
+    gr->in = shuf_file_inputs(o->files, o->n_files, &gr->n_in);
+    if (!gr->in) {
+        cli_error("memory exhausted");
+        return -1;
+    }
+    rf_engine_options ro = *eo;
+    ro.header = gr->count0.header;
+    ro.delim = gr->count0.zero ? '\0' : '\n';
+    rf_engine_error err;
+    rf_engine_gather_close(*gp);
+    if (rf_engine_gather_direct(gp, &ro, gr->in, gr->n_in, (unsigned)o->d.task, tasks, &err) !=
+        RF_OK) {
+        *gp = NULL;
+        dist_engine_error(&err);
+        return -1;
+    }
+    return 1;
+}
+
 /* The packet files' mappings, once the gather that held them is closed. */
 static void unmap_parts(struct gather_run *gr, unsigned tasks)
 {
@@ -410,18 +465,20 @@ static void unmap_parts(struct gather_run *gr, unsigned tasks)
     free(gr->map_len);
     free(gr->off);
     free(gr->refs);
+    free(gr->direct);
     free(gr->in);
     gr->maps = NULL;
     gr->map_len = NULL;
     gr->off = NULL;
     gr->refs = NULL;
+    gr->direct = NULL;
     gr->in = NULL;
 }
 
 /* Every part's count, checked (all of them first: counts of two runs are
  * the first thing to say), then its packets, checked, then (the inputs
  * first when some are references) added. */
-static int add_parts(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g,
+static int add_parts(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather **gp,
                      const rf_engine_options *eo)
 {
     const unsigned tasks = (unsigned)o->d.tasks;
@@ -430,7 +487,8 @@ static int add_parts(const struct gather_opts *o, struct gather_run *gr, rf_engi
     gr->map_len = calloc(tasks, sizeof *gr->map_len);
     gr->off = calloc(tasks, sizeof *gr->off);
     gr->refs = calloc(tasks, sizeof *gr->refs);
-    if (!records || !gr->maps || !gr->map_len || !gr->off || !gr->refs) {
+    gr->direct = calloc(tasks, sizeof *gr->direct);
+    if (!records || !gr->maps || !gr->map_len || !gr->off || !gr->refs || !gr->direct) {
         free(records);
         cli_error("memory exhausted");
         return -1;
@@ -452,10 +510,12 @@ static int add_parts(const struct gather_opts *o, struct gather_run *gr, rf_engi
         gr->first += records[i];
     }
     free(records);
-    if (r == 0)
-        r = refer_inputs(o, gr, g, eo);
+    const int direct = r == 0 ? direct_inputs(o, gr, gp, eo) : -1;
+    if (direct != 0)
+        return direct < 0 ? -1 : 0;
+    r = refer_inputs(o, gr, *gp, eo);
     for (unsigned i = 0; i < tasks && r == 0; i++)
-        r = hold_part(o, gr, g, i);
+        r = hold_part(o, gr, *gp, i);
     return r;
 }
 
@@ -499,7 +559,7 @@ static int gather_all(const struct gather_opts *o, const rf_engine_options *eo,
     if (this_run(o, eo, &gr) != 0)
         goto end;
     const int added =
-        add_parts(o, &gr, g, eo) == 0 && (o->d.task != 0 || put_header(o, &gr, out) == 0);
+        add_parts(o, &gr, &g, eo) == 0 && (o->d.task != 0 || put_header(o, &gr, out) == 0);
     dist_run_free(&gr.here);
     dist_run_free(&gr.count0);
     if (!added)

@@ -10,7 +10,11 @@
  *       D/header;
  *   riffle scatter --by-reference ... FILE...
  *       the same, but D/I.to.J holds references into the FILEs
- *       (rf_engine_scatter_refer), for gathers that map the FILEs themselves.
+ *       (rf_engine_scatter_refer), for gathers that map the FILEs themselves;
+ *   riffle scatter --direct ... FILE
+ *       D/I.to.J holds the run's identity alone: each gather reads every
+ *       record of the one FILE itself and keeps its own
+ *       (rf_engine_gather_direct).
  *
  * Each file begins with the run's identity (dist_run.h); step 2 refuses
  * counts of other inputs or options than its own.
@@ -34,12 +38,13 @@
 #include "dist_run.h"
 #include "shuf_engine.h"
 
-enum { OPT_COUNT = DIST_OPT_FIRST_FREE, OPT_HEADER, OPT_BY_REFERENCE, OPT_HELP };
+enum { OPT_COUNT = DIST_OPT_FIRST_FREE, OPT_HEADER, OPT_BY_REFERENCE, OPT_DIRECT, OPT_HELP };
 
 struct scatter_opts {
     struct dist_opts d;
     int count;
     int by_ref; /* --by-reference */
+    int direct; /* --direct */
     uint64_t header;
     const char *header_arg; /* as given (cli_set_once) */
     unsigned char delim;
@@ -54,6 +59,7 @@ static const struct option scatter_longopts[] = {
     {"zero-terminated", no_argument, NULL, 'z'},
     DIST_KEY_LONGOPTS,
     {"by-reference", no_argument, NULL, OPT_BY_REFERENCE},
+    {"direct", no_argument, NULL, OPT_DIRECT},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
 };
@@ -93,6 +99,10 @@ static int scatter_help(void)
         "                             bytes a record) instead of the records, for\n"
         "                             gathers that read the same FILEs in place\n"
         "                             (then given to `riffle gather` too)\n"
+        "      --direct             step 2: write no records at all; each gather reads\n"
+        "                             all of the one FILE itself (given to it too) and\n"
+        "                             keeps its own, for tasks that share one machine\n"
+        "                             or a fast file system\n"
         "      --help               display this help and exit\n"
         "\n"
         "Every scatter (both steps, every task) must be given the same FILEs, -z and\n"
@@ -122,6 +132,9 @@ static int on_scatter_option(void *ctx, int c, const char *arg)
     case OPT_BY_REFERENCE:
         o->by_ref = 1;
         return CLI_CONTINUE;
+    case OPT_DIRECT:
+        o->direct = 1;
+        return CLI_CONTINUE;
     case OPT_HELP:
         return scatter_help();
     default:
@@ -139,8 +152,11 @@ static int parse_scatter(int argc, char **argv, struct scatter_opts *o)
         return r;
     o->files = argv + optind;
     o->n_files = argc - optind;
-    if (o->count && o->by_ref)
-        return cli_usage("scatter", "--by-reference is an option of step 2, not of --count");
+    if (o->count && (o->by_ref || o->direct))
+        return cli_usage("scatter", "%s is an option of step 2, not of --count",
+                         o->by_ref ? "--by-reference" : "--direct");
+    if (o->by_ref && o->direct)
+        return cli_usage("scatter", "--by-reference and --direct exclude each other");
     return dist_check(&o->d, !o->count);
 }
 
@@ -470,6 +486,51 @@ end:
     return status;
 }
 
+/* --direct: the part's count (against step 1's), and D/I.to.J for every J
+ * holding the run's identity alone; task 0's D/header. */
+static int run_direct(const struct scatter_opts *o, const rf_engine_options *eo,
+                      const rf_engine_input *in, size_t n, struct dist_run *run)
+{
+    const unsigned task = (unsigned)o->d.task, tasks = (unsigned)o->d.tasks;
+    uint64_t first, mine, total;
+    rf_engine_error err;
+    if (read_counts(o, run, in, &first, &mine) != 0)
+        return CLI_FAIL;
+    if (rf_engine_part_count(eo, in, n, task, tasks, &total, NULL, &err) != RF_OK) {
+        dist_engine_error(&err);
+        return CLI_FAIL;
+    }
+    if (mine != UINT64_MAX && mine != total) {
+        cli_error("part %u has %llu records, but %s/count.%u says %llu: the input changed since "
+                  "it was counted", task, (unsigned long long)total, o->d.dir, task,
+                  (unsigned long long)mine);
+        return CLI_FAIL;
+    }
+    if (ensure_fds(tasks) != 0)
+        return CLI_FAIL;
+    run->first = first;
+    run->records = total;
+    run->direct = 1;
+    struct dist_file *files = calloc(tasks, sizeof *files);
+    char (*paths)[4096] = malloc(tasks * sizeof *paths);
+    int status = CLI_FAIL;
+    if (!files || !paths)
+        cli_error("memory exhausted");
+    else if (open_packets(o, run, files, paths) == 0 && inputs_unchanged(run, in, n) == 0 &&
+             (task != 0 || write_header(o, eo, in, n, run) == 0)) {
+        status = CLI_OK;
+        for (unsigned j = 0; j < tasks && status == CLI_OK; j++)
+            if (dist_file_commit(&files[j], paths[j]) != 0)
+                status = CLI_FAIL;
+    }
+    if (files)
+        for (unsigned j = 0; j < tasks; j++)
+            dist_file_abort(&files[j]);
+    free(files);
+    free(paths);
+    return status;
+}
+
 /* This step's run: the options and the inputs as they are now; with a key
  * for step 2. */
 static int this_run(const struct scatter_opts *o, const rf_engine_options *eo,
@@ -508,18 +569,25 @@ static int refuse_compressed(const struct scatter_opts *o)
     return 0;
 }
 
-/* --by-reference: each gather opens and maps the inputs by their names
- * (rf_engine_gather_inputs), so each must be a regular file, named.
- * Refused before any file is written. */
-static int refuse_unreferable(const struct dist_run *run, const rf_engine_input *in, size_t n)
+/* --by-reference and --direct: each gather opens and maps the inputs by
+ * their names (rf_engine_gather_inputs, _direct), so each must be a regular
+ * file, named; --direct reads one.  Refused before any file is written. */
+static int refuse_unreferable(const struct scatter_opts *o, const struct dist_run *run,
+                              const rf_engine_input *in, size_t n)
 {
+    const char *opt = o->direct ? "--direct" : "--by-reference";
+    if (o->direct && n != 1) {
+        cli_error("--direct reads one FILE (each gather reads all of it), not %zu: scatter "
+                  "without it, or give one file", n);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         if (in[i].fd < 0 && run->inputs[i].regular)
             continue;
-        cli_error("%s: %s: --by-reference needs regular files that every gather opens itself "
+        cli_error("%s: %s: %s needs regular files that every gather opens itself "
                   "(scatter without it to send the records)",
                   cli_quote_file(in[i].name),
-                  in[i].fd >= 0 ? "standard input" : "not a regular file");
+                  in[i].fd >= 0 ? "standard input" : "not a regular file", opt);
         return -1;
     }
     return 0;
@@ -547,10 +615,12 @@ int cmd_scatter(int argc, char **argv)
     if (!in)
         cli_error("memory exhausted");
     else if (this_run(&o, &eo, in, n, &run) == 0) {
-        if (o.by_ref && refuse_unreferable(&run, in, n) != 0)
+        if ((o.by_ref || o.direct) && refuse_unreferable(&o, &run, in, n) != 0)
             status = CLI_FAIL;
+        else if (o.count)
+            status = run_count(&o, &eo, in, n, &run);
         else
-            status = o.count ? run_count(&o, &eo, in, n, &run) : run_scatter(&o, &eo, in, n, &run);
+            status = o.direct ? run_direct(&o, &eo, in, n, &run) : run_scatter(&o, &eo, in, n, &run);
         dist_run_free(&run);
     }
     sodium_memzero(eo.key, sizeof eo.key);

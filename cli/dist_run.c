@@ -93,8 +93,8 @@ static void put_run(FILE *f, const struct dist_run *r)
     }
     fprintf(f, "task %" PRIu64 "\n", r->task);
     if (r->step == DIST_STEP_PACKETS)
-        fprintf(f, "owner %" PRIu64 "\nfirst %" PRIu64 "\n%s", r->owner, r->first,
-                r->refs ? "references\n" : "");
+        fprintf(f, "owner %" PRIu64 "\nfirst %" PRIu64 "\n%s%s", r->owner, r->first,
+                r->refs ? "references\n" : "", r->direct ? "direct\n" : "");
     if (r->step != DIST_STEP_HEADER)
         fprintf(f, "records %" PRIu64 "\n", r->records);
     fputs("end\n", f);
@@ -261,6 +261,11 @@ static int take_run(struct cursor *c, enum dist_step step, struct dist_run *r)
         if (n != 0)
             return 0;
         r->refs = 1;
+    }
+    if (step == DIST_STEP_PACKETS && take_line(c, "direct", &s, &n)) {
+        if (n != 0)
+            return 0;
+        r->direct = 1;
     }
     if (step != DIST_STEP_HEADER && !take_u64(c, "records", &r->records))
         return 0;

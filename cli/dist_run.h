@@ -21,6 +21,7 @@
  *   task I                                     (the scatter task that wrote it)
  *   owner J, first F                           (packets)
  *   references                                 (packets by reference only)
+ *   direct                                     (no packets: see below)
  *   records R                                  (count and packets)
  *   end
  *
@@ -31,7 +32,11 @@
  * their gather must be given the same FILEs.  It is optional, so the
  * layout's version stays 1: packets of the records' bytes are written as
  * before, and a riffle that predates the line refuses packets by reference
- * as not its own rather than reading them wrongly. */
+ * as not its own rather than reading them wrongly.  The bare line "direct"
+ * marks a packet file that holds no frames at all (`riffle scatter
+ * --direct`): its gather reads every record of the one input itself and
+ * keeps its own (riffle_engine.h, rf_engine_gather_direct), so it too must
+ * be given the FILE. */
 #ifndef RIFFLE_DIST_RUN_H
 #define RIFFLE_DIST_RUN_H
 
@@ -66,6 +71,7 @@ struct dist_run {
     unsigned char key[DIST_KEY_HASH];     /* packets, header: the key's hash */
     uint64_t task, owner, first, records; /* as the layout says */
     int refs;                             /* packets: by reference */
+    int direct;                           /* packets: none, the gather reads the input */
 };
 
 /* The inputs' identities now (stat of each path, fstat of a descriptor),
