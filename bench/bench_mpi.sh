@@ -18,7 +18,8 @@
 #               scatter --count, riffle scatter and riffle gather -o, tasks
 #               0 .. N-1 one after another on the strong file, CPU against
 #               riffle's; then the same with scatter --by-reference (the
-#               gathers given the file)
+#               gathers given the file), and with scatter --direct (each
+#               gather reading all of the file itself)
 #
 # Every command writes its output to a file in $TMPDIR (riffle-mpi needs a
 # file its ranks can share), and riffle-mpi's output is compared with
@@ -117,9 +118,10 @@ mpi_row() {
             'BEGIN { t = b - k * 1e6; if (s > 0 && t > b / 1000) printf "%.3f", s * 1e6 / t; else printf "-" }')"
 }
 
-# tasks_row CASE FILE N BUILD [refs]: the file transport's three steps for
-# tasks 0 .. N-1 in sequence with BUILD's riffle (a scheduler's array job run
-# one task at a time), with `refs` by reference; CPU summed over the 3 N
+# tasks_row CASE FILE N BUILD [refs|direct]: the file transport's three steps
+# for tasks 0 .. N-1 in sequence with BUILD's riffle (a scheduler's array job
+# run one task at a time), with `refs` by reference, with `direct` no records
+# scattered (each gather reads the file); CPU summed over the 3 N
 # processes, wall from the first to the last, the gathers' outputs
 # concatenated and compared with riffle's
 tasks_row() {
@@ -129,6 +131,7 @@ tasks_row() {
     bin=$4/riffle
     by=
     [ "${5:-}" != refs ] || by=--by-reference
+    [ "${5:-}" != direct ] || by=--direct
     d=$(mktemp -d "$tmp/riffle-bench-tasks.XXXXXX")
     sync
     t0=$(date +%s.%N)
@@ -141,7 +144,7 @@ tasks_row() {
             scatter) set -- "$bin" scatter --task=$i --tasks="$n" --dir="$d" --seed=1 "$file" ;;
             gather) set -- "$bin" gather --task=$i --tasks="$n" --dir="$d" --seed=1 -o "$d/out.$i" ;;
             esac
-            # by reference: scatter --by-reference, and the gathers read the file
+            # by reference or direct: the option to scatter, and the gathers read the file
             if [ -n "$by" ] && [ "$step" = scatter ]; then set -- "$@" "$by"; fi
             if [ -n "$by" ] && [ "$step" = gather ]; then set -- "$@" "$file"; fi
             /usr/bin/time -f '%U %S' -o "$tmp/riffle-bench-mpi.time" "$@" ||
@@ -207,6 +210,7 @@ if [ "$tasks" -gt 0 ]; then
     printf '| riffle | - | %s | %s | 1.00x |\n' "$wall" "$cpu"
     tasks_row "riffle scatter / gather" "$big" "$tasks" "$build"
     tasks_row "riffle scatter --by-reference / gather FILE" "$big" "$tasks" "$build" refs
+    tasks_row "riffle scatter --direct / gather FILE" "$big" "$tasks" "$build" direct
     [ -z "${OLD:-}" ] || tasks_row "riffle scatter / gather (OLD)" "$big" "$tasks" "$OLD"
 fi
 
