@@ -78,8 +78,9 @@ stats() {
             if ($13 > rss) rss = $13; if ($9 > sent) sent = $9; all += $9; kept += $17
             if (NF >= 21 && $21 > pss) pss = $21
             if ($3 == 0) ph = sprintf("%.2f / %.2f / %.2f / %.2f / %.2f", $4, $5, $6, $7, $8) }
-         END { printf "%.0f / %s|%.0f|%s|%.3f|%.3f\n", rss, pss > 0 ? sprintf("%.0f", pss) : "-",
-                      sent, ph, all, kept }' "$tmp/riffle-bench-mpi.err"
+         END { p = "-"; if (pss > 0) p = sprintf("%.0f", pss)
+               printf "%.0f / %s|%.0f|%s|%.3f|%.3f\n", rss, p, sent, ph, all, kept }' \
+        "$tmp/riffle-bench-mpi.err"
 }
 
 header() {

@@ -542,7 +542,7 @@ struct request {
     unsigned part, parts;
     int sized;
     uint64_t *idx;        /* every item: the caller's */
-    uint64_t **part_idx;  /* a part (parts > 1 or sized): allocated here */
+    uint64_t **part_idx;  /* a part (rfi_keyed_index_part): allocated here */
     uint64_t *count, *size;
 };
 
@@ -600,6 +600,14 @@ static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, const struct r
         if (!(x->w[t].hist = calloc(nb, sizeof *x->w[t].hist)) ||
             !(x->w[t].keys = malloc(FETCH * sizeof *x->w[t].keys)) ||
             !(x->w[t].vals = malloc((FETCH + 1) * sizeof *x->w[t].vals)))
+            goto done;
+        /* a part's kept lists: room for its share of the worker's items and
+         * a sixteenth more, so that they seldom grow */
+        uint64_t lo, hi;
+        item_range(x, t, &lo, &hi);
+        const uint64_t share = (hi - lo) / x->parts;
+        if (x->kblock && share < SIZE_MAX / 32 &&
+            reserve_kept(&x->w[t], (size_t)(share + share / 16)) != 0)
             goto done;
     }
     if ((st = run_all(x, COUNT)) != RF_OK)
