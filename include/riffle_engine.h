@@ -699,8 +699,8 @@ RF_API RF_NODISCARD rf_status rf_engine_gather_inputs(rf_engine_gather *g,
  * counts the input's records (on o->threads threads), draws every
  * record's key and keeps the records whose keys are its range, ordered as
  * their offsets in the mapping: 8 bytes per kept record beside the
- * mapping, which must fit o->memory (RF_ENOMEM otherwise; there is no
- * spill).  The inputs must be one regular file (a path or a descriptor).
+ * mapping (18 while they are ordered), which must fit o->memory (RF_ENOMEM
+ * otherwise; there is no spill).  The inputs must be one regular file (a path or a descriptor).
  * The gather returned is filled: rf_engine_gather_records, _bytes (k below
  * the records reads the first k records' ends; the total is known),
  * _write (from the mapping; the input is checked again at its end: RF_EIO,

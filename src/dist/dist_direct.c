@@ -7,13 +7,14 @@
  * count of the delimiters, the start of every keyed block noted), draws
  * every record's key, and keeps the records whose keys are its range,
  * ordered as their byte offsets (rfi_keyed_index_part: 8 bytes per kept
- * record, their sizes summed on the way).  The write is the engine's
- * (rfi_engine_emit), from the mapping.  Against a scatter and a gather,
- * the input's delimiters are found and its keys drawn by every owner, not
- * by one part each; in exchange no record is framed, sent, parsed or keyed
- * a second time, and nothing but the order is held.  The order of an
- * owner's records is the keyed order's inside its key range, so the
- * owners' outputs one after another are rf_engine_shuffle's. */
+ * record, 18 while they are ordered; their sizes summed on the way).  The
+ * write is the engine's (rfi_engine_emit), from the mapping.  Against a
+ * scatter and a gather, the input's delimiters are found and its keys
+ * drawn by every owner, not by one part each; in exchange no record is
+ * framed, sent, parsed or keyed a second time, and nothing but the order
+ * is held.  The order of an owner's records is the keyed order's inside
+ * its key range, so the owners' outputs one after another are
+ * rf_engine_shuffle's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -27,6 +28,10 @@
 #include "dist_internal.h"
 #include "engine/engine_internal.h"
 #include "keyed/keyed_internal.h"
+
+/* Bytes per kept record while the order is made: its entry (8), its place
+ * in the key range (8) and its index in its block (2). */
+#define ORDERING_BYTES 18
 
 struct rfi_direct {
     struct engine e;     /* settings, keyed order and the input's watch */
@@ -105,7 +110,8 @@ static int order_owned(struct rfi_direct *d, unsigned owner, unsigned owners)
     if (rfi_layout_init(&d->l, e, &d->r) != 0)
         return 1;
     d->have_layout = 1;
-    if (d->l.m / owners > e->budget / sizeof *d->order)
+    /* the order, and the kept lists while it is made (keyed_internal.h) */
+    if (d->l.m / owners > e->budget / ORDERING_BYTES)
         return rfi_engine_nomem(e->err);
     struct direct_ctx ctx = {d};
     const rf_status st = rfi_keyed_index_part(&e->order, d->l.m, direct_keys, direct_vals, &ctx,
