@@ -696,18 +696,19 @@ RF_API RF_NODISCARD rf_status rf_engine_gather_inputs(rf_engine_gather *g,
 /* An owner that reads every record itself, with no scatter: for owners
  * that can all map the whole input -- the processes of one machine, whose
  * page cache holds it once.  Owner `owner` of `owners` (owner < owners)
- * counts the input's records (on o->threads threads), draws every
- * record's key and keeps the records whose keys are its range, ordered as
- * their offsets in the mapping: 8 bytes per kept record beside the
- * mapping (18 while they are ordered), which must fit o->memory (RF_ENOMEM
- * otherwise; there is no spill).  The inputs must be one regular file (a path or a descriptor).
- * The gather returned is filled: rf_engine_gather_records, _bytes (k below
- * the records reads the first k records' ends; the total is known),
- * _write (from the mapping; the input is checked again at its end: RF_EIO,
- * RF_ENGINE_OP_CHANGED), _owner and _close work as for any gather; adding
- * to it is refused (RF_EINVAL).  Each owner finds every delimiter and
- * draws every key of the input, where a scatter and a gather split that
- * work P ways; nothing is framed, sent, parsed or held but the order.
+ * walks the input once, finding its records and drawing every record's
+ * key, and keeps the records whose keys are its range, ordered as their
+ * offsets in the mapping (on o->threads threads): 8 bytes per kept record
+ * beside the mapping, 24 while they are ordered, which must fit o->memory
+ * (RF_ENOMEM otherwise; there is no spill).  The inputs must be one
+ * regular file (a path or a descriptor).  The gather returned is filled:
+ * rf_engine_gather_records, _bytes (k below the records reads the first k
+ * records' ends; the total is known), _write (from the mapping; the
+ * input's stamp -- size, times, inode -- is checked again at its end:
+ * RF_EIO, RF_ENGINE_OP_CHANGED), _owner and _close work as for any gather;
+ * adding to it is refused (RF_EINVAL).  Each owner finds every delimiter
+ * and draws every key of the input, where a scatter and a gather split
+ * that work P ways; nothing is framed, sent, parsed or held but the order.
  * The output is the same as through packets.  o as for the other steps
  * (rng, key, delim, header; memory, threads).  Returns RF_OK with *g set,
  * RF_EINVAL (bad arguments, other inputs than one regular file, CSV),

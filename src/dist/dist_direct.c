@@ -2,19 +2,23 @@
  * (riffle_engine.h, rf_engine_gather_direct).
  *
  * Where every owner can map the whole input -- the processes of one
- * machine, which share its page cache -- nothing needs to travel: each
- * owner counts the input's records as the in-memory engine does (a SIMD
- * count of the delimiters, the start of every keyed block noted), draws
- * every record's key, and keeps the records whose keys are its range,
- * ordered as their byte offsets (rfi_keyed_index_part: 8 bytes per kept
- * record, 18 while they are ordered; their sizes summed on the way).  The
- * write is the engine's (rfi_engine_emit), from the mapping.  Against a
- * scatter and a gather, the input's delimiters are found and its keys
- * drawn by every owner, not by one part each; in exchange no record is
- * framed, sent, parsed or keyed a second time, and nothing but the order
- * is held.  The order of an owner's records is the keyed order's inside
- * its key range, so the owners' outputs one after another are
- * rf_engine_shuffle's. */
+ * machine, which share its page cache -- nothing needs to travel.  Each
+ * owner walks the input once: it finds the records' starts a window at a
+ * time (the records layer's SIMD delimiter scan), and as each keyed block
+ * of 2^16 records is complete, draws its keys and keeps the records whose
+ * keys are its range -- each one's place in the range
+ * (rfi_keyed_part_place) and its offset, its size summed -- noting where
+ * every block starts.  The kept records are then ordered as their offsets
+ * (rfi_keyed_index_list: 8 bytes per kept record, 24 while they are
+ * ordered) and written by the engine's own write (rfi_engine_emit), from
+ * the mapping.  Against a scatter and a gather, every owner finds every
+ * delimiter and draws every key of the input, where those split that work
+ * P ways; in exchange no record is framed, sent, parsed or keyed a second
+ * time, nothing but the order is held, and the input is read in one pass
+ * (the in-memory engine counts the records first, on all its threads, so
+ * that its blocks can be found in parallel).  The order of an owner's
+ * records is the keyed order's inside its key range, so the owners'
+ * outputs one after another are rf_engine_shuffle's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -26,12 +30,17 @@
 
 #include "common/thread.h"
 #include "dist_internal.h"
+#include "engine/bounds.h"
 #include "engine/engine_internal.h"
 #include "keyed/keyed_internal.h"
 
-/* Bytes per kept record while the order is made: its entry (8), its place
- * in the key range (8) and its index in its block (2). */
-#define ORDERING_BYTES 18
+/* Bytes per kept record while the order is made: its entry (8), and its
+ * place in the key range and its offset in the kept lists (16). */
+#define ORDERING_BYTES 24
+/* Records of a keyed block (riffle.h, "Keyed order"). */
+#define BLOCK ((size_t)1 << RFI_KEYED_BLOCK_BITS)
+/* Bytes searched for record starts at a time. */
+#define WINDOW ((size_t)1 << 16)
 
 struct rfi_direct {
     struct engine e;     /* settings, keyed order and the input's watch */
@@ -60,14 +69,10 @@ static rf_status direct_keys(void *ctx, uint64_t first, uint64_t *out, size_t n)
     return RF_OK;
 }
 
-/* A block's offsets, then where its last record ends: the kept records'
- * sizes are the differences (rfi_keyed_index_part). */
+/* A block's offsets, for the near ties of the order. */
 static rf_status direct_vals(void *ctx, uint64_t first, uint64_t *out, size_t n)
 {
-    const struct layout *l = &((const struct direct_ctx *)ctx)->d->l;
-    const rf_status st = rfi_layout_offsets(l, first, out, n);
-    out[n] = rfi_layout_block_end(l, first >> RFI_KEYED_BLOCK_BITS);
-    return st;
+    return rfi_layout_offsets(&((const struct direct_ctx *)ctx)->d->l, first, out, n);
 }
 
 /* The input, mapped (read, where it cannot be) and watched. */
@@ -103,21 +108,134 @@ static int map_input(struct rfi_direct *d, const rf_engine_input *in)
     return status;
 }
 
-/* Count the records, then order this owner's. */
+/* The records kept while the input is walked: their places in the key
+ * range and their offsets, in record order; their bytes. */
+struct kept {
+    uint64_t *at, *off;
+    size_t n, cap;
+    uint64_t bytes;
+};
+
+static int keep_room(struct kept *k, size_t more)
+{
+    if (k->n + more <= k->cap)
+        return 0;
+    size_t cap = k->cap ? k->cap : BLOCK;
+    while (cap < k->n + more)
+        cap *= 2;
+    uint64_t *at = realloc(k->at, cap * sizeof *at);
+    if (at)
+        k->at = at;
+    uint64_t *off = at ? realloc(k->off, cap * sizeof *off) : NULL;
+    if (off)
+        k->off = off;
+    if (!at || !off)
+        return -1;
+    k->cap = cap;
+    return 0;
+}
+
+/* Block `first` / 2^16: its n records start at off[0..n), the last ends at
+ * `end`.  Its start noted, its keys drawn, this owner's records kept
+ * (branch-free: whether a record is kept is a coin toss for two owners). */
+static int keep_block(struct rfi_direct *d, struct kept *k, uint64_t *starts, uint64_t first,
+                      const uint64_t *off, size_t n, uint64_t end, uint64_t *keys,
+                      unsigned owner, unsigned owners)
+{
+    struct engine *e = &d->e;
+    struct direct_ctx ctx = {d};
+    starts[first / BLOCK] = off[0];
+    const rf_status st = direct_keys(&ctx, first, keys, n);
+    if (st != RF_OK)
+        return rfi_engine_status(e->err, st);
+    if (keep_room(k, n) != 0 || (k->n + n) > e->budget / ORDERING_BYTES)
+        return rfi_engine_nomem(e->err);
+    size_t kn = k->n;
+    uint64_t bytes = 0;
+    for (size_t j = 0; j < n; j++) {
+        const uint64_t in = (uint64_t)rfi_keyed_part_place(keys[j], owner, owners, &k->at[kn]);
+        const uint64_t next = j + 1 < n ? off[j + 1] : end;
+        k->off[kn] = off[j];
+        bytes += (next - off[j]) & (0 - in);
+        kn += (size_t)in;
+    }
+    k->n = kn;
+    k->bytes += bytes;
+    return 0;
+}
+
+/* Walk the input once: the layout (the records and every block's start)
+ * and this owner's records, kept. */
+static int walk(struct rfi_direct *d, struct kept *k, unsigned owner, unsigned owners)
+{
+    struct layout *l = &d->l;
+    const struct bounds b = {0, l->delim};
+    const uint64_t most = (l->size - l->begin) / BLOCK + 2; /* blocks, at most */
+    uint64_t *buf = malloc((BLOCK + WINDOW + 1) * sizeof *buf);
+    uint64_t *keys = malloc(BLOCK * sizeof *keys);
+    l->starts = malloc(most * sizeof *l->starts);
+    if (!buf || !keys || !l->starts) {
+        free(buf);
+        free(keys);
+        return rfi_engine_nomem(d->e.err);
+    }
+    uint64_t pos = l->begin, first = 0;
+    size_t have = 0, head = 0; /* buf[head..have): record starts not yet kept */
+    if (pos < l->size)
+        buf[have++] = pos;
+    int status = 0;
+    while (pos < l->size && status == 0) {
+        const size_t w = l->size - pos < WINDOW ? (size_t)(l->size - pos) : WINDOW;
+        have += rfi_bounds_find(b, l->data + pos, w, pos, buf + have);
+        pos += w;
+        /* a block is whole once the next record's start is known */
+        for (; have - head > BLOCK && status == 0; head += BLOCK, first += BLOCK)
+            status = keep_block(d, k, l->starts, first, buf + head, BLOCK, buf[head + BLOCK],
+                                keys, owner, owners);
+        memmove(buf, buf + head, (have - head) * sizeof *buf);
+        have -= head;
+        head = 0;
+    }
+    /* The last start is the end when the last record has its delimiter;
+     * an unterminated one is written with one added. */
+    l->terminated = l->begin == l->size || l->data[l->size - 1] == l->delim;
+    if (have > 0 && buf[have - 1] == l->size)
+        have--;
+    if (status == 0 && have > 0) {
+        status = keep_block(d, k, l->starts, first, buf, have, l->size + !l->terminated, keys,
+                            owner, owners);
+        first += have;
+    }
+    l->m = first;
+    l->blocks = (first + BLOCK - 1) / BLOCK;
+    free(buf);
+    free(keys);
+    return status;
+}
+
+/* Walk the input, then order this owner's records. */
 static int order_owned(struct rfi_direct *d, unsigned owner, unsigned owners)
 {
     struct engine *e = &d->e;
-    if (rfi_layout_init(&d->l, e, &d->r) != 0)
-        return 1;
+    struct kept k = {0};
+    rfi_layout_head(&d->l, e, &d->r);
     d->have_layout = 1;
-    /* the order, and the kept lists while it is made (keyed_internal.h) */
-    if (d->l.m / owners > e->budget / ORDERING_BYTES)
-        return rfi_engine_nomem(e->err);
-    struct direct_ctx ctx = {d};
-    const rf_status st = rfi_keyed_index_part(&e->order, d->l.m, direct_keys, direct_vals, &ctx,
-                                              d->l.size + 1, owner, owners, e->threads,
-                                              &d->order, &d->count, &d->bytes);
-    return st == RF_OK ? 0 : rfi_engine_status(e->err, st);
+    int status = walk(d, &k, owner, owners);
+    if (status == 0 && !(d->order = malloc((k.n ? k.n : 1) * sizeof *d->order)))
+        status = rfi_engine_nomem(e->err);
+    if (status == 0) {
+        struct direct_ctx ctx = {d};
+        const rf_status st =
+            rfi_keyed_index_list(&e->order, d->l.m, k.at, k.off, k.n, direct_keys, direct_vals,
+                                 &ctx, d->l.starts, d->l.size, e->threads, d->order);
+        if (st != RF_OK)
+            status = rfi_engine_status(e->err, st);
+    }
+    d->count = k.n;
+    d->bytes = k.bytes;
+    free(k.at);
+    free(k.off);
+    return status;
 }
 
 int rfi_direct_open(struct rfi_direct **dp, const rf_engine_options *o,

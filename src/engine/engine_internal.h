@@ -87,6 +87,9 @@ struct layout {
     int hashed;       /* the bytes are e->mapped's file: sum holds their */
     uint64_t sum;     /* blocks' sum (records/bytesum.h), taken while counting */
 };
+/* The layout's header alone: data, size, delimiter, the --header records
+ * and where the records after them begin (nothing counted). */
+void rfi_layout_head(struct layout *l, const struct engine *e, const rf_records *r);
 /* Count r's records (on e->threads threads).  Returns 0, or 1 with the
  * error recorded.  layout_free releases it. */
 int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *r);
@@ -94,10 +97,6 @@ void rfi_layout_free(struct layout *l);
 /* The offsets of the records of keyed block first / 2^16 (first a multiple
  * of 2^16, n its records): RF_OK, or RF_EINVAL when they are not there. */
 rf_status rfi_layout_offsets(const struct layout *l, uint64_t first, uint64_t *out, size_t n);
-/* Where keyed block c's last record ends, its delimiter included (one
- * past the bytes for an unterminated last record, which is written with
- * a delimiter added): the next block's start, or the end. */
-uint64_t rfi_layout_block_end(const struct layout *l, uint64_t c);
 /* Whether rfi_engine_memory can order them under the budget: the bytes plus 8
  * per record (the order, as offsets). */
 int rfi_engine_memory_fits(const struct engine *e, const struct layout *l);

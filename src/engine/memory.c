@@ -135,7 +135,7 @@ static void find_blocks(struct layout *l, const size_t *counts, const unsigned c
     }
 }
 
-int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *r)
+void rfi_layout_head(struct layout *l, const struct engine *e, const rf_records *r)
 {
     *l = (struct layout){.data = r->data, .size = r->size, .delim = r->delim, .csv = e->csv};
     l->hashed = e->mapped >= 0 && r->map_ != NULL;
@@ -149,6 +149,11 @@ int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *
     if (l->begin > l->size)
         l->begin = l->size; /* the header ended with an unterminated record */
     l->header = head;
+}
+
+int rfi_layout_init(struct layout *l, const struct engine *e, const rf_records *r)
+{
+    rfi_layout_head(l, e, r);
     if (l->hashed)
         l->sum = rfi_bytesum_range(l->data, l->size, 0, l->begin);
     if (l->begin == l->size)
@@ -205,6 +210,14 @@ static rf_status block_keys(void *ctx, uint64_t first, uint64_t *out, size_t n)
     return rf_keyed_keys(c->order, first, out, n);
 }
 
+/* Where keyed block c's last record ends, its delimiter included (one
+ * past the bytes for an unterminated last record): the next block's start,
+ * or the end. */
+static uint64_t block_end(const struct layout *l, uint64_t c)
+{
+    return c + 1 < l->blocks ? l->starts[c + 1] : l->size + (l->terminated ? 0 : 1);
+}
+
 /* The offsets of records first .. first+n-1, a whole block (rf_keyed_index
  * asks for blocks): its start, then the record after each delimiter in it
  * but the last one's. */
@@ -215,16 +228,11 @@ rf_status rfi_layout_offsets(const struct layout *l, uint64_t first, uint64_t *o
         return RF_EINVAL;
     const uint64_t at = l->starts[c];
     /* Up to the delimiter ending the block's last record, exclusive. */
-    const uint64_t end = rfi_layout_block_end(l, c) - 1;
+    const uint64_t end = block_end(l, c) - 1;
     out[0] = at;
     const struct bounds b = {l->csv, l->delim};
     const size_t got = rfi_bounds_find(b, l->data + at, (size_t)(end - at), at, out + 1);
     return got == n - 1 ? RF_OK : RF_EINVAL;
-}
-
-uint64_t rfi_layout_block_end(const struct layout *l, uint64_t c)
-{
-    return c + 1 < l->blocks ? l->starts[c + 1] : l->size + (l->terminated ? 0 : 1);
 }
 
 static rf_status block_offsets(void *ctx, uint64_t first, uint64_t *out, size_t n)

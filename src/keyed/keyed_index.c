@@ -47,10 +47,6 @@ struct worker {
     uint64_t *keys;       /* FETCH keys */
     uint64_t *vals;       /* FETCH values (rf_keyed_index_vals) */
     uint64_t *scratch;    /* largest bucket */
-    uint64_t size;        /* sized: the sizes of the worker's kept items */
-    uint64_t *kat;        /* a part: the kept items' places in the range, */
-    uint16_t *kj;         /* and their indices in their blocks (pass 1) */
-    size_t kn, kcap, kread;
     struct run *runs;     /* near ties found in pass 3 */
     size_t nruns, cap;
     rf_status st;
@@ -59,11 +55,10 @@ struct worker {
 struct kx {
     const rf_keyed_order *o;
     uint64_t m;
-    /* Only the items of key range `part` of `parts` (rfi_keyed_index_part),
-     * placed by their position inside it; parts 1: every item. */
-    unsigned part, parts;
-    int sized;            /* vals gives a block's end after its values */
-    uint32_t *kblock;     /* a part: each block's kept items (pass 1) */
+    /* rfi_keyed_index_list: the items to order, given as their places and
+     * values (NULL: every item, from keys and vals) */
+    const uint64_t *list_at, *list_val;
+    size_t nlist;
     rf_keyed_keys_fn keys;
     rf_keyed_vals_fn vals; /* NULL: the values are the item numbers */
     void *ctx;
@@ -83,17 +78,6 @@ static unsigned bit_width(uint64_t x)
     for (; x; x >>= 1)
         b++;
     return b;
-}
-
-/* Whether a key is in the kept range, and *at its place inside it: the low
- * word of key * parts, which grows with the key across the range (the high
- * word is the range, rf_engine_owner's floor(key * parts / 2^64)) and
- * spreads its keys over all 64 bits, as the bucket bits need. */
-static int kept(const struct kx *x, uint64_t key, uint64_t *at)
-{
-    const unsigned __int128 p = (unsigned __int128)key * x->parts;
-    *at = (uint64_t)p;
-    return (uint64_t)(p >> 64) == x->part;
 }
 
 static size_t bucket_of(const struct kx *x, uint64_t key)
@@ -140,94 +124,18 @@ static void item_range(const struct kx *x, unsigned t, uint64_t *lo, uint64_t *h
         *hi = x->m;
 }
 
-/* Room in the worker's kept lists for n more items. */
-static int reserve_kept(struct worker *w, size_t n)
-{
-    if (w->kn + n <= w->kcap)
-        return 0;
-    size_t cap = w->kcap, jcap = w->kcap;
-    while (cap < w->kn + n) {
-        uint64_t *a = rfi_grow(w->kat, &cap, sizeof *w->kat, FETCH);
-        if (!a)
-            return -1;
-        w->kat = a;
-    }
-    while (jcap < cap) {
-        uint16_t *b = rfi_grow(w->kj, &jcap, sizeof *w->kj, FETCH);
-        if (!b)
-            return -1;
-        w->kj = b;
-    }
-    w->kcap = cap;
-    return 0;
-}
-
-/* Pass 1 for a part of the key ranges: the block's kept items found and
- * counted.  Their places in the range and their indices in the block are
- * kept for pass 2, which so draws no key again.  Whether an item is kept
- * is a coin toss for two parts, so it is never branched on: every item is
- * written at the end of the lists, which move on by 0 or 1. */
-static rf_status part_count(struct worker *w, uint64_t first, size_t n)
-{
-    struct kx *x = w->x;
-    if (reserve_kept(w, n) != 0)
-        return RF_ENOMEM;
-    uint64_t *at = w->kat + w->kn;
-    uint16_t *jn = w->kj + w->kn;
-    size_t kn = 0;
-    for (size_t j = 0; j < n; j++) {
-        const int k = kept(x, w->keys[j], &at[kn]);
-        jn[kn] = (uint16_t)j; /* j < 2^16: a keyed block */
-        kn += (size_t)k;
-    }
-    for (size_t i = 0; i < kn; i++)
-        w->hist[bucket_of(x, at[i])]++;
-    w->kn += kn;
-    x->kblock[first / FETCH] = (uint32_t)kn;
-    return RF_OK;
-}
-
-/* Pass 2 for a part: the block's kept items scattered with their values
- * (w->vals), their sizes summed when the values are sized. */
-static void part_scatter(struct worker *w, uint64_t first)
-{
-    struct kx *x = w->x;
-    const size_t kn = x->kblock[first / FETCH];
-    const uint64_t *at = w->kat + w->kread, *v = w->vals;
-    const uint16_t *jn = w->kj + w->kread;
-    uint64_t size = 0;
-    for (size_t i = 0; i < kn; i++) {
-        const size_t j = jn[i];
-        if (x->sized)
-            size += v[j + 1] - v[j];
-        x->idx[w->hist[bucket_of(x, at[i])]++] = entry(x, at[i], v[j]);
-    }
-    w->kread += kn;
-    w->size += size;
-}
-
-/* Passes 1 and 2: the worker's items' keys, counted or scattered (a
- * part's pass 2 takes its kept items from pass 1 instead). */
+/* Passes 1 and 2: the worker's items' keys, counted or scattered. */
 static void pass_keys(struct worker *w, int scatter)
 {
     struct kx *x = w->x;
-    const int part = x->kblock != NULL;
     uint64_t *buf = w->keys, lo, hi;
     item_range(x, w->t, &lo, &hi);
     for (uint64_t first = lo; first < hi && w->st == RF_OK; first += FETCH) {
         const size_t n = hi - first < FETCH ? (size_t)(hi - first) : (size_t)FETCH;
-        if (!(scatter && part) && (w->st = x->keys(x->ctx, first, buf, n)) != RF_OK)
+        w->st = x->keys(x->ctx, first, buf, n);
+        if (w->st != RF_OK)
             return;
-        if (scatter && x->vals) {
-            if ((w->st = x->vals(x->ctx, first, w->vals, n)) != RF_OK)
-                return;
-            x->first_val[first / FETCH] = w->vals[0];
-        }
-        if (part && !scatter) {
-            w->st = part_count(w, first, n);
-        } else if (part) {
-            part_scatter(w, first);
-        } else if (!scatter) {
+        if (!scatter) {
             for (size_t j = 0; j < n; j++)
                 w->hist[bucket_of(x, buf[j])]++;
         } else if (!x->vals) {
@@ -235,10 +143,29 @@ static void pass_keys(struct worker *w, int scatter)
                 x->idx[w->hist[bucket_of(x, buf[j])]++] = entry(x, buf[j], first + j);
         } else {
             const uint64_t *v = w->vals;
+            if ((w->st = x->vals(x->ctx, first, w->vals, n)) != RF_OK)
+                return;
+            x->first_val[first / FETCH] = v[0];
             for (size_t j = 0; j < n; j++)
                 x->idx[w->hist[bucket_of(x, buf[j])]++] = entry(x, buf[j], v[j]);
         }
     }
+}
+
+/* Passes 1 and 2 over a given list: worker t's share of it, in list
+ * (item) order, counted or scattered by each item's place. */
+static void pass_list(struct worker *w, int scatter)
+{
+    struct kx *x = w->x;
+    const size_t lo = x->nlist * w->t / x->T, hi = x->nlist * (w->t + 1) / x->T;
+    const uint64_t *at = x->list_at, *v = x->list_val;
+    if (!scatter) {
+        for (size_t i = lo; i < hi; i++)
+            w->hist[bucket_of(x, at[i])]++;
+        return;
+    }
+    for (size_t i = lo; i < hi; i++)
+        x->idx[w->hist[bucket_of(x, at[i])]++] = entry(x, at[i], v[i]);
 }
 
 /* Sort a bucket as plain numbers: two stable counting passes on the top 16
@@ -383,10 +310,11 @@ static void run_phase(struct worker *w, enum phase p)
 {
     switch (p) {
     case COUNT:
-        pass_keys(w, 0);
-        break;
     case SCATTER:
-        pass_keys(w, 1);
+        if (w->x->list_at)
+            pass_list(w, p == SCATTER);
+        else
+            pass_keys(w, p == SCATTER);
         break;
     case SORT:
         pass_sort(w);
@@ -518,10 +446,7 @@ static void release(struct kx *x)
         free(x->w[t].vals);
         free(x->w[t].scratch);
         free(x->w[t].runs);
-        free(x->w[t].kat);
-        free(x->w[t].kj);
     }
-    free(x->kblock);
     free(x->start);
     free(x->first_val);
 }
@@ -532,43 +457,25 @@ static unsigned vbits_for(uint64_t vmax)
     return b ? b : 1;
 }
 
-/* What is asked of keyed_index: the order of every item into idx, or of
- * one part's items into an array it allocates. */
+/* What is asked of keyed_index: the order of every item (keys and vals
+ * give them), or of a list of them (their places and values given; keys
+ * and vals only for near ties, and first_val the blocks' first values). */
 struct request {
     rf_keyed_keys_fn keys;
     rf_keyed_vals_fn vals;
     void *ctx;
     uint64_t vmax;
-    unsigned part, parts;
-    int sized;
-    uint64_t *idx;        /* every item: the caller's */
-    uint64_t **part_idx;  /* a part (rfi_keyed_index_part): allocated here */
-    uint64_t *count, *size;
+    int list;
+    const uint64_t *list_at, *list_val, *first_val;
+    size_t nlist;
 };
 
-/* Room for the order: the caller's, or (a part) as many as were counted. */
-static rf_status place_order(struct kx *x, const struct request *q)
-{
-    if (!q->part_idx)
-        return RF_OK;
-    const uint64_t n = x->start[(size_t)1 << x->B];
-    *q->count = n;
-    if (n > SIZE_MAX / sizeof *x->idx)
-        return RF_ENOMEM;
-    x->idx = *q->part_idx = malloc((n ? (size_t)n : 1) * sizeof *x->idx);
-    return x->idx ? RF_OK : RF_ENOMEM;
-}
-
 static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, const struct request *q,
-                             unsigned threads)
+                             unsigned threads, uint64_t *idx)
 {
-    if (q->part_idx) {
-        *q->part_idx = NULL;
-        *q->count = 0;
-        if (q->size)
-            *q->size = 0;
-    }
-    if (m == 0)
+    const int list = q->list;
+    const uint64_t n = list ? q->nlist : m; /* the items ordered */
+    if (n == 0)
         return RF_OK;
     struct kx *x = calloc(1, sizeof *x);
     if (!x)
@@ -578,12 +485,14 @@ static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, const struct r
     if (threads > RFI_THREADS_MAX)
         threads = RFI_THREADS_MAX;
     const uint64_t blocks = (m + FETCH - 1) / FETCH;
+    /* a list is shared among workers in pieces of a block's size at least */
+    const uint64_t pieces = list ? (n + FETCH - 1) / FETCH : blocks;
     *x = (struct kx){.o = o, .m = m, .keys = q->keys, .vals = q->vals, .ctx = q->ctx,
-                     .idx = q->idx, .part = q->part, .parts = q->parts, .sized = q->sized};
-    x->T = threads < blocks ? threads : (unsigned)blocks;
+                     .idx = idx, .list_at = list ? q->list_at : NULL,
+                     .list_val = q->list_val, .nlist = q->nlist};
+    x->T = threads < pieces ? threads : (unsigned)pieces;
     x->vbits = vbits_for(q->vmax);
-    /* Buckets for the items expected in the part (its share of m). */
-    const unsigned ibits = vbits_for((m - 1) / q->parts);
+    const unsigned ibits = vbits_for(n - 1);
     x->B = ibits > BUCKET_LOG ? ibits - BUCKET_LOG : 0;
     if (x->B > MAX_BUCKET_BITS)
         x->B = MAX_BUCKET_BITS;
@@ -591,36 +500,22 @@ static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, const struct r
     const size_t nb = (size_t)1 << x->B;
     rf_status st = RF_ENOMEM;
     x->start = malloc((nb + 1) * sizeof *x->start);
-    if (!x->start || (q->vals && !(x->first_val = malloc(blocks * sizeof *x->first_val))) ||
-        (q->part_idx && !(x->kblock = malloc(blocks * sizeof *x->kblock))))
+    if (!x->start || (q->vals && !(x->first_val = malloc(blocks * sizeof *x->first_val))))
         goto done;
+    if (list) /* the scatter that notes them is the list's maker's */
+        memcpy(x->first_val, q->first_val, blocks * sizeof *x->first_val);
     for (unsigned t = 0; t < x->T; t++) {
         x->w[t] = (struct worker){.x = x, .t = t, .st = RF_OK};
-        /* a sized block's values end with its end: one more */
         if (!(x->w[t].hist = calloc(nb, sizeof *x->w[t].hist)) ||
             !(x->w[t].keys = malloc(FETCH * sizeof *x->w[t].keys)) ||
-            !(x->w[t].vals = malloc((FETCH + 1) * sizeof *x->w[t].vals)))
-            goto done;
-        /* a part's kept lists: room for its share of the worker's items and
-         * a sixteenth more, so that they seldom grow */
-        uint64_t lo, hi;
-        item_range(x, t, &lo, &hi);
-        const uint64_t share = (hi - lo) / x->parts;
-        if (x->kblock && share < SIZE_MAX / 32 &&
-            reserve_kept(&x->w[t], (size_t)(share + share / 16)) != 0)
+            !(x->w[t].vals = malloc(FETCH * sizeof *x->w[t].vals)))
             goto done;
     }
     if ((st = run_all(x, COUNT)) != RF_OK)
         goto done;
     const size_t largest = plan_buckets(x);
-    if ((st = place_order(x, q)) != RF_OK || (st = run_all(x, SCATTER)) != RF_OK)
+    if ((st = run_all(x, SCATTER)) != RF_OK)
         goto done;
-    for (unsigned t = 0; t < x->T; t++) { /* a part's kept lists are used */
-        free(x->w[t].kat);
-        free(x->w[t].kj);
-        x->w[t].kat = NULL;
-        x->w[t].kj = NULL;
-    }
     st = RF_ENOMEM;
     for (unsigned t = 0; t < x->T; t++)
         if (!(x->w[t].scratch = malloc((largest ? largest : 1) * sizeof(uint64_t))))
@@ -628,14 +523,7 @@ static rf_status keyed_index(const rf_keyed_order *o, uint64_t m, const struct r
     st = run_all(x, SORT);
     if (st == RF_OK)
         st = near_ties(x);
-    for (unsigned t = 0; t < x->T && q->size; t++)
-        *q->size += x->w[t].size;
 done:
-    if (st != RF_OK && q->part_idx) {
-        free(*q->part_idx);
-        *q->part_idx = NULL;
-        *q->count = 0;
-    }
     release(x);
     free(x);
     return st;
@@ -644,9 +532,8 @@ done:
 rf_status rf_keyed_index(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
                          void *ctx, unsigned threads, uint64_t *idx)
 {
-    const struct request q = {.keys = keys, .ctx = ctx, .vmax = m ? m - 1 : 0,
-                              .parts = 1, .idx = idx};
-    return keyed_index(o, m, &q, threads);
+    const struct request q = {.keys = keys, .ctx = ctx, .vmax = m ? m - 1 : 0};
+    return keyed_index(o, m, &q, threads, idx);
 }
 
 rf_status rf_keyed_index_vals(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
@@ -655,20 +542,19 @@ rf_status rf_keyed_index_vals(const rf_keyed_order *o, uint64_t m, rf_keyed_keys
 {
     if (!vals)
         return RF_EINVAL;
-    const struct request q = {.keys = keys, .vals = vals, .ctx = ctx, .vmax = vmax,
-                              .parts = 1, .idx = out};
-    return keyed_index(o, m, &q, threads);
+    const struct request q = {.keys = keys, .vals = vals, .ctx = ctx, .vmax = vmax};
+    return keyed_index(o, m, &q, threads, out);
 }
 
-rf_status rfi_keyed_index_part(const rf_keyed_order *o, uint64_t m, rf_keyed_keys_fn keys,
-                               rf_keyed_vals_fn vals, void *ctx, uint64_t vmax, unsigned part,
-                               unsigned parts, unsigned threads, uint64_t **idx,
-                               uint64_t *count, uint64_t *size)
+rf_status rfi_keyed_index_list(const rf_keyed_order *o, uint64_t m, const uint64_t *at,
+                               const uint64_t *val, size_t n, rf_keyed_keys_fn keys,
+                               rf_keyed_vals_fn vals, void *ctx, const uint64_t *first_val,
+                               uint64_t vmax, unsigned threads, uint64_t *idx)
 {
-    if (!vals || !idx || !count || parts == 0 || part >= parts)
+    if (!keys || !vals || !first_val || (n > 0 && (!at || !val || !idx)) || n > m)
         return RF_EINVAL;
     const struct request q = {.keys = keys, .vals = vals, .ctx = ctx, .vmax = vmax,
-                              .part = part, .parts = parts, .sized = size != NULL,
-                              .part_idx = idx, .count = count, .size = size};
-    return keyed_index(o, m, &q, threads);
+                              .list = 1, .list_at = at, .list_val = val,
+                              .first_val = first_val, .nlist = n};
+    return keyed_index(o, m, &q, threads, idx);
 }

@@ -1518,6 +1518,45 @@ static void direct_matrix(void **state)
     rmdir(files);
 }
 
+/* Several keyed blocks of 2^16 records, found a window at a time: 200000
+ * short records with, in the middle, one longer than the window (200 KiB)
+ * and, once, an unterminated end; every generator; 1, 2, 3 and 5 owners, a
+ * count and a header: rf_engine_shuffle's bytes. */
+static void direct_many_records(void **state)
+{
+    (void)state;
+    char files[256], names[1][300];
+    fresh_dir(files, sizeof files);
+    const rf_rng_kind kinds[] = {RF_RNG_CHACHA20, RF_RNG_XOSHIRO256PP, RF_RNG_PCG64};
+    for (int i = 0; i < 3; i++) {
+        buf b = {0};
+        uint64_t s = 5 + (uint64_t)i;
+        gen(&b, &s, 100000, 20, '\n', 0);
+        for (int j = 0; j < 200 * 1024; j++)
+            buf_put(&b, "L", 1);
+        buf_put(&b, "\n", 1);
+        gen(&b, &s, 100000, 20, '\n', i == 1);
+        rf_engine_input in[1];
+        set_files(&b, 1, files, names, in);
+        const unsigned owners[] = {1, 2, 3, 5};
+        for (int q = 0; q < 4; q++) {
+            rf_engine_options o;
+            options(&o, 11, '\n', (uint64_t)(q == 3), 64 * MIB, NULL);
+            o.rng = kinds[i];
+            const uint64_t count = q == 2 ? 150000 : RF_ENGINE_ALL;
+            buf want = {0}, got = {0};
+            reference(&o, in, 1, count, &want);
+            direct_run(&o, in, owners[q], count, &got);
+            assert_same(&got, &want);
+            buf_free(&want);
+            buf_free(&got);
+        }
+        unlink(names[0]);
+        buf_free(&b);
+    }
+    rmdir(files);
+}
+
 /* Equal keys (four values, 15 records each) on 1..4 owners: rf_keyed_sort's
  * order with the record numbers as input order. */
 static void direct_ties(void **state)
@@ -2099,6 +2138,7 @@ int main(void)
         cmocka_unit_test(refs_ties),
         cmocka_unit_test(refs_refused),
         cmocka_unit_test(direct_matrix),
+        cmocka_unit_test(direct_many_records),
         cmocka_unit_test(direct_ties),
         cmocka_unit_test(direct_refused),
         cmocka_unit_test(lane_ties),

@@ -515,24 +515,15 @@ static void index_vals_misuse(void **state)
     free(sp.v);
 }
 
-/* spaced_vals, then where the block's last item ends (the next value):
- * sized values for rfi_keyed_index_part (sp.v holds m + 1 values). */
-static rf_status sized_vals(void *ctx, uint64_t first, uint64_t *out, size_t n)
-{
-    const struct spaced *sp = ctx;
-    for (size_t j = 0; j <= n; j++)
-        out[j] = sp->v[first + j];
-    return RF_OK;
-}
-
-/* A key range's part of the order (rfi_keyed_index_part, as each owner of
- * a distributed run orders its records): for every number of parts and
- * every part, the parts one after another are rf_keyed_index_vals' whole
- * order, value for value -- with near and exact ties everywhere (a mask
- * of 0 makes every key equal: one tie of m items, which every part but the
- * one holding key 0 must find empty), on 1 and 3 threads; and each part's
- * size is the sum of its items' sizes. */
-static void index_part_matches_whole(void **state)
+/* The ordering of a list of items (rfi_keyed_index_list) as each owner of
+ * a distributed run orders its records: for every number of key ranges
+ * and every range, its items listed with their places in the range
+ * (rfi_keyed_part_place), ordered, one range after another, give
+ * rf_keyed_index_vals' whole order, value for value -- with near and exact
+ * ties everywhere (a mask of 0 makes every key equal: one tie of m items,
+ * all in the range holding key 0, the other lists empty), on 1 and 3
+ * threads. */
+static void index_list_matches_whole(void **state)
 {
     (void)state;
     static const uint64_t sizes[] = {1, 2, 100, 8193, 140001};
@@ -541,77 +532,79 @@ static void index_part_matches_whole(void **state)
     assert_int_equal(rf_seed_u64(seed, 79), RF_OK);
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++)
         for (size_t mi = 0; mi < sizeof masks / sizeof *masks; mi++) {
-            const uint64_t m = sizes[si];
+            const uint64_t m = sizes[si], blocks = (m + 65535) / 65536;
             struct spaced sp = {.k = {.mask = masks[mi], .fail_at = -1}};
             assert_int_equal(rf_keyed_order_init(&sp.k.o, RF_RNG_CHACHA20, seed), RF_OK);
-            uint64_t *whole = malloc(m * sizeof *whole);
-            sp.v = malloc((m + 1) * sizeof *sp.v);
-            assert_true(whole && sp.v);
+            uint64_t *whole = malloc(m * sizeof *whole), *keys = malloc(m * sizeof *keys);
+            uint64_t *at = malloc(m * sizeof *at), *val = malloc(m * sizeof *val);
+            uint64_t *idx = malloc(m * sizeof *idx), first_val[3];
+            sp.v = malloc(m * sizeof *sp.v);
+            assert_true(whole && keys && at && val && idx && sp.v);
             uint64_t v = 5, x = 999;
-            for (uint64_t i = 0; i <= m; i++) {
+            for (uint64_t i = 0; i < m; i++) {
                 x = x * 6364136223846793005u + 1442695040888963407u;
                 sp.v[i] = v;
                 v += 1 + (x >> 11) % 300;
             }
+            for (uint64_t c = 0; c < blocks; c++)
+                first_val[c] = sp.v[c * 65536];
+            assert_int_equal(masked_keys(&sp.k, 0, keys, m), RF_OK);
             assert_int_equal(rf_keyed_index_vals(&sp.k.o, m, spaced_keys, spaced_vals, &sp,
-                                                 sp.v[m], 1, whole),
+                                                 sp.v[m - 1], 1, whole),
                              RF_OK);
-            for (unsigned parts = 1; parts <= 7; parts += 1 + (parts >= 3)) {
+            for (unsigned parts = 1; parts <= 7; parts += 1 + (parts >= 3))
                 for (unsigned t = 1; t <= 3; t += 2) {
-                    uint64_t at = 0;
+                    uint64_t done = 0;
                     for (unsigned part = 0; part < parts; part++) {
-                        uint64_t *idx, count, size, want = 0;
-                        assert_int_equal(rfi_keyed_index_part(&sp.k.o, m, spaced_keys,
-                                                              sized_vals, &sp, sp.v[m], part,
-                                                              parts, t, &idx, &count, &size),
-                                         RF_OK);
-                        assert_true(at + count <= m);
-                        for (uint64_t j = 0; j < count; j++) {
-                            assert_true(idx[j] == whole[at + j]);
-                            /* the item of that value: its size */
-                            uint64_t lo = 0, hi = m;
-                            while (hi - lo > 1) {
-                                const uint64_t mid = lo + (hi - lo) / 2;
-                                if (sp.v[mid] <= idx[j])
-                                    lo = mid;
-                                else
-                                    hi = mid;
-                            }
-                            want += sp.v[lo + 1] - sp.v[lo];
+                        size_t n = 0;
+                        for (uint64_t i = 0; i < m; i++) {
+                            val[n] = sp.v[i];
+                            n += (size_t)rfi_keyed_part_place(keys[i], part, parts, &at[n]);
                         }
-                        assert_true(size == want);
-                        at += count;
-                        free(idx);
+                        assert_int_equal(rfi_keyed_index_list(&sp.k.o, m, at, val, n,
+                                                              spaced_keys, spaced_vals, &sp,
+                                                              first_val, sp.v[m - 1], t, idx),
+                                         RF_OK);
+                        assert_true(done + n <= m);
+                        for (size_t j = 0; j < n; j++)
+                            assert_true(idx[j] == whole[done + j]);
+                        done += n;
                     }
-                    assert_true(at == m);
+                    assert_true(done == m);
                 }
-            }
             free(whole);
+            free(keys);
+            free(at);
+            free(val);
+            free(idx);
             free(sp.v);
         }
 }
 
-/* A part out of range, or no vals, idx or count: refused. */
-static void index_part_misuse(void **state)
+/* No keys, vals or first values, or more listed items than items: refused. */
+static void index_list_misuse(void **state)
 {
     (void)state;
     uint8_t seed[32] = {4};
     struct spaced sp = {.k = {.mask = ~(uint64_t)0, .fail_at = -1}};
     assert_int_equal(rf_keyed_order_init(&sp.k.o, RF_RNG_CHACHA20, seed), RF_OK);
-    uint64_t v[11] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, *idx, count;
+    uint64_t v[10] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, at[10] = {0}, idx[10], first[1] = {0};
     sp.v = v;
-    assert_int_equal(rfi_keyed_index_part(&sp.k.o, 10, spaced_keys, sized_vals, &sp, 10, 3, 3,
-                                          1, &idx, &count, NULL),
+    assert_int_equal(rfi_keyed_index_list(&sp.k.o, 10, at, v, 3, NULL, spaced_vals, &sp, first,
+                                          9, 1, idx),
                      RF_EINVAL);
-    assert_int_equal(rfi_keyed_index_part(&sp.k.o, 10, spaced_keys, NULL, &sp, 10, 0, 3, 1,
-                                          &idx, &count, NULL),
+    assert_int_equal(rfi_keyed_index_list(&sp.k.o, 10, at, v, 3, spaced_keys, NULL, &sp, first,
+                                          9, 1, idx),
                      RF_EINVAL);
-    assert_int_equal(rfi_keyed_index_part(&sp.k.o, 10, spaced_keys, sized_vals, &sp, 10, 0, 0,
-                                          1, &idx, &count, NULL),
+    assert_int_equal(rfi_keyed_index_list(&sp.k.o, 10, at, v, 3, spaced_keys, spaced_vals, &sp,
+                                          NULL, 9, 1, idx),
                      RF_EINVAL);
-    assert_int_equal(rfi_keyed_index_part(&sp.k.o, 10, spaced_keys, sized_vals, &sp, 10, 0, 1,
-                                          1, NULL, &count, NULL),
+    assert_int_equal(rfi_keyed_index_list(&sp.k.o, 2, at, v, 3, spaced_keys, spaced_vals, &sp,
+                                          first, 9, 1, idx),
                      RF_EINVAL);
+    assert_int_equal(rfi_keyed_index_list(&sp.k.o, 10, at, v, 0, spaced_keys, spaced_vals, &sp,
+                                          first, 9, 1, idx),
+                     RF_OK);
 }
 
 /* The library's worker threads block asynchronous signals (riffle.h,
@@ -678,8 +671,8 @@ int main(void)
         cmocka_unit_test(exact_enumeration),
         cmocka_unit_test(index_vals_matches_sort),
         cmocka_unit_test(index_vals_misuse),
-        cmocka_unit_test(index_part_matches_whole),
-        cmocka_unit_test(index_part_misuse),
+        cmocka_unit_test(index_list_matches_whole),
+        cmocka_unit_test(index_list_misuse),
         cmocka_unit_test(workers_block_signals),
         cmocka_unit_test(sort_matches_reference),
         cmocka_unit_test(threads_do_not_matter),
