@@ -350,10 +350,25 @@ static int hold_part(const struct gather_opts *o, struct gather_run *gr, rf_engi
     return st == RF_OK && mine ? 0 : -1;
 }
 
+/* The FILEs as the library reads them (gr->in, kept until the end), and
+ * *ro: eo with the run's --header and -z (the counts'; the frames'
+ * identity covers where the header ends).  0, or -1 after a message. */
+static int run_inputs(const struct gather_opts *o, struct gather_run *gr,
+                      const rf_engine_options *eo, rf_engine_options *ro)
+{
+    gr->in = shuf_file_inputs(o->files, o->n_files, &gr->n_in);
+    if (!gr->in) {
+        cli_error("memory exhausted");
+        return -1;
+    }
+    *ro = *eo;
+    ro->header = gr->count0.header;
+    ro->delim = gr->count0.zero ? '\0' : '\n';
+    return 0;
+}
+
 /* Packets by reference (any part's) need the inputs mapped before any
- * packets are added: the FILEs, with the run's --header and -z (the
- * frames' identity covers where the header ends).  0, or -1 after a
- * message. */
+ * packets are added (run_inputs).  0, or -1 after a message. */
 static int refer_inputs(const struct gather_opts *o, struct gather_run *gr, rf_engine_gather *g,
                         const rf_engine_options *eo)
 {
@@ -368,14 +383,9 @@ static int refer_inputs(const struct gather_opts *o, struct gather_run *gr, rf_e
                   (unsigned long long)o->d.task, i);
         return -1;
     }
-    gr->in = shuf_file_inputs(o->files, o->n_files, &gr->n_in);
-    if (!gr->in) {
-        cli_error("memory exhausted");
+    rf_engine_options ro;
+    if (run_inputs(o, gr, eo, &ro) != 0)
         return -1;
-    }
-    rf_engine_options ro = *eo;
-    ro.header = gr->count0.header;
-    ro.delim = gr->count0.zero ? '\0' : '\n';
     rf_engine_error err;
     if (rf_engine_gather_inputs(g, &ro, gr->in, gr->n_in, &err) != RF_OK) {
         dist_engine_error(&err);
@@ -436,14 +446,9 @@ static int direct_inputs(const struct gather_opts *o, struct gather_run *gr,
                   "gather` the FILE they were given", o->d.dir, (unsigned long long)o->d.task);
         return -1;
     }
-    gr->in = shuf_file_inputs(o->files, o->n_files, &gr->n_in);
-    if (!gr->in) {
-        cli_error("memory exhausted");
+    rf_engine_options ro;
+    if (run_inputs(o, gr, eo, &ro) != 0)
         return -1;
-    }
-    rf_engine_options ro = *eo;
-    ro.header = gr->count0.header;
-    ro.delim = gr->count0.zero ? '\0' : '\n';
     rf_engine_error err;
     rf_engine_gather_close(*gp);
     if (rf_engine_gather_direct(gp, &ro, gr->in, gr->n_in, (unsigned)o->d.task, tasks, &err) !=

@@ -321,6 +321,28 @@ static void gather_out(rf_engine_gather *g, uint64_t count, buf *out)
     close(fd);
 }
 
+/* An owner's first k records appended to out, checked on the way: _bytes
+ * for k (asked twice: the same) and k / 2 against what _write writes, and
+ * a second write, of k / 2, the first k / 2 of the first. */
+static void owner_out(rf_engine_gather *g, uint64_t k, buf *out)
+{
+    rf_engine_error e;
+    uint64_t kb, halfb, again;
+    assert_int_equal(rf_engine_gather_bytes(g, k, &kb, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_bytes(g, k / 2, &halfb, &e), RF_OK);
+    assert_int_equal(rf_engine_gather_bytes(g, k, &again, &e), RF_OK);
+    assert_int_equal(again, kb);
+    buf ob = {0}, half = {0};
+    gather_out(g, k, &ob);
+    gather_out(g, k / 2, &half); /* a second write: the same order again */
+    assert_int_equal(ob.len, kb);
+    assert_int_equal(half.len, halfb);
+    assert_true(half.len <= ob.len && (half.len == 0 || memcmp(half.p, ob.p, half.len) == 0));
+    buf_put(out, ob.p, ob.len);
+    buf_free(&ob);
+    buf_free(&half);
+}
+
 /* The whole run: header, then each owner's first records until `count`. */
 static void dist_run(const rf_engine_options *o, const rf_engine_input *in, size_t n,
                      unsigned parts, unsigned owners, size_t room, enum feed f, uint64_t count,
@@ -354,18 +376,7 @@ static void dist_run(const rf_engine_options *o, const rf_engine_input *in, size
         const uint64_t mine = rf_engine_gather_records(g);
         got_records += mine;
         const uint64_t k = left < mine ? left : mine;
-        uint64_t kb, halfb;
-        assert_int_equal(rf_engine_gather_bytes(g, k, &kb, &e), RF_OK);
-        assert_int_equal(rf_engine_gather_bytes(g, k / 2, &halfb, &e), RF_OK);
-        buf ob = {0}, half = {0};
-        gather_out(g, k, &ob);
-        gather_out(g, k / 2, &half); /* a second write: the same order again */
-        assert_int_equal(ob.len, kb);
-        assert_int_equal(half.len, halfb);
-        assert_true(half.len <= ob.len && (half.len == 0 || memcmp(half.p, ob.p, half.len) == 0));
-        buf_put(out, ob.p, ob.len);
-        buf_free(&ob);
-        buf_free(&half);
+        owner_out(g, k, out);
         rf_engine_gather_close(g);
         left -= k;
         if (o->tmpdir)
@@ -754,6 +765,25 @@ static uint64_t test_key(void *ctx, uint64_t number)
     return number < t->n ? t->keys[number] : UINT64_MAX;
 }
 
+/* The records "r<i>" of keys[0..n), in rf_keyed_sort's order with the
+ * record numbers as input order: what a run of those keys must write. */
+static void tie_order(const rf_engine_options *o, const uint64_t *keys, size_t n, buf *want)
+{
+    rf_keyed_order ko;
+    assert_int_equal(rf_keyed_order_init(&ko, o->rng, o->key), RF_OK);
+    rf_keyed *a = malloc(n * sizeof *a);
+    assert_non_null(a);
+    for (size_t i = 0; i < n; i++)
+        a[i] = (rf_keyed){keys[i], (uint64_t)i};
+    assert_int_equal(rf_keyed_sort(&ko, a, n, 1), RF_OK);
+    for (size_t i = 0; i < n; i++) {
+        char rec[32];
+        const int len = snprintf(rec, sizeof rec, "r%llu\n", (unsigned long long)a[i].val);
+        buf_put(want, rec, (size_t)len);
+    }
+    free(a);
+}
+
 /* Equal keys across parts, fed in reverse part order, spilled or not: the
  * order is rf_keyed_sort's with the record numbers as input order. */
 static void ties(void **state)
@@ -768,18 +798,8 @@ static void ties(void **state)
         char dir[256];
         fresh_dir(dir, sizeof dir);
         options(&o, 99, '\n', 0, spill ? 1 : 64 * MIB, dir);
-        rf_keyed_order ko;
-        assert_int_equal(rf_keyed_order_init(&ko, o.rng, o.key), RF_OK);
-        rf_keyed a[N];
-        for (int i = 0; i < N; i++)
-            a[i] = (rf_keyed){keys[i], (uint64_t)i};
-        assert_int_equal(rf_keyed_sort(&ko, a, N, 1), RF_OK);
         buf want = {0};
-        for (int i = 0; i < N; i++) {
-            char rec[32];
-            const int len = snprintf(rec, sizeof rec, "r%llu\n", (unsigned long long)a[i].val);
-            buf_put(&want, rec, (size_t)len);
-        }
+        tie_order(&o, keys, N, &want);
         rf_engine_gather *g;
         rf_engine_error e;
         assert_int_equal(rf_engine_gather_open(&g, &o, PARTS, &e), RF_OK);
@@ -1455,20 +1475,7 @@ static void direct_run(const rf_engine_options *o, const rf_engine_input *in, un
         const uint64_t mine = rf_engine_gather_records(g);
         got_records += mine;
         const uint64_t k = left < mine ? left : mine;
-        uint64_t kb, halfb, again;
-        assert_int_equal(rf_engine_gather_bytes(g, k, &kb, &e), RF_OK);
-        assert_int_equal(rf_engine_gather_bytes(g, k / 2, &halfb, &e), RF_OK);
-        assert_int_equal(rf_engine_gather_bytes(g, k, &again, &e), RF_OK);
-        assert_int_equal(again, kb);
-        buf ob = {0}, half = {0};
-        gather_out(g, k, &ob);
-        gather_out(g, k / 2, &half);
-        assert_int_equal(ob.len, kb);
-        assert_int_equal(half.len, halfb);
-        assert_true(half.len <= ob.len && (half.len == 0 || memcmp(half.p, ob.p, half.len) == 0));
-        buf_put(out, ob.p, ob.len);
-        buf_free(&ob);
-        buf_free(&half);
+        owner_out(g, k, out);
         rf_engine_gather_close(g);
         left -= k;
     }
@@ -1577,18 +1584,8 @@ static void direct_ties(void **state)
     set_files(&in_bytes, 1, files, names, in);
     rf_engine_options o;
     options(&o, 99, '\n', 0, 64 * MIB, NULL);
-    rf_keyed_order ko;
-    assert_int_equal(rf_keyed_order_init(&ko, o.rng, o.key), RF_OK);
-    rf_keyed a[N];
-    for (int i = 0; i < N; i++)
-        a[i] = (rf_keyed){keys[i], (uint64_t)i};
-    assert_int_equal(rf_keyed_sort(&ko, a, N, 1), RF_OK);
     buf want = {0};
-    for (int i = 0; i < N; i++) {
-        char rec[32];
-        const int len = snprintf(rec, sizeof rec, "r%llu\n", (unsigned long long)a[i].val);
-        buf_put(&want, rec, (size_t)len);
-    }
+    tie_order(&o, keys, N, &want);
     key_table table = {keys, N};
     for (unsigned owners = 1; owners <= 4; owners++) {
         run_keys = &table;
