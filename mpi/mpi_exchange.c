@@ -322,10 +322,11 @@ static int count_part(struct job *j, uint64_t *first, uint64_t *bytes)
 /* A hash of the input files as this rank sees them (FNV-1a of the
  * device -- with `device` --, inode, size and modification time of each):
  * what ranks must agree on to read each other's records themselves.  0
- * when one is not a regular file, or when `limit` (not 0) is passed: an
- * owner that reads the input itself reads its records in any order, from
- * all of it, which is fast only while the input stays in memory (the page
- * cache); a larger one goes as bytes, each part read once, in order. */
+ * when one is not a regular file, or when they hold more bytes than
+ * `limit` (unless 0): an owner that reads the input itself reads its
+ * records in any order, from all of it, which is fast only while the input
+ * stays in memory (the page cache); a larger one goes as bytes, each part
+ * read once, in order. */
 static uint64_t files_hash(const struct job *j, int device, uint64_t limit)
 {
     uint64_t h = 0xcbf29ce484222325ull, total = 0;
