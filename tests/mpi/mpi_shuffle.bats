@@ -521,10 +521,15 @@ EOF
 }
 
 @test "--progress: one line, from rank 0" {
+    # the first phase: each rank reading all of the one input (direct), or
+    # counting its part before the exchange (references)
     lines 500 > "$T/in"
     local flavor
     for flavor in $FLAVORS; do
         run mpi "$flavor" 3 --seed=1 --progress "$T/in" -o "$T/out/o"
+        [ "$status" -eq 0 ]
+        [ "$(printf '%s\n' "$output" | grep -c 'riffle-mpi: read')" -eq 1 ]
+        run mpi "$flavor" 3 --exchange=refs --seed=1 --progress "$T/in" -o "$T/out/o"
         [ "$status" -eq 0 ]
         [ "$(printf '%s\n' "$output" | grep -c 'riffle-mpi: count')" -eq 1 ]
     done
