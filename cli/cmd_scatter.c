@@ -425,6 +425,38 @@ static int refer_all(rf_engine_scatter *s, unsigned tasks)
     return 0;
 }
 
+/* D/I.to.J for every J, each the run's text for its owner and then, from
+ * s (NULL for --direct: nothing), the rounds of its frames; task 0's
+ * D/header; then, the inputs checked once more, all committed -- or, on
+ * any failure, none.  The header before the packets: a gather that finds
+ * task 0's packets finds the header too. */
+static int write_packets(const struct scatter_opts *o, const rf_engine_options *eo,
+                         const rf_engine_input *in, size_t n, const struct dist_run *run,
+                         rf_engine_scatter *s)
+{
+    const unsigned tasks = (unsigned)o->d.tasks;
+    struct dist_file *files = calloc(tasks, sizeof *files);
+    char (*paths)[4096] = malloc(tasks * sizeof *paths);
+    int status = CLI_FAIL;
+    if (!files || !paths)
+        cli_error("memory exhausted");
+    else if (open_packets(o, run, files, paths) == 0 &&
+             (!s || scatter_rounds(o, s, files, paths) == 0) &&
+             inputs_unchanged(run, in, n) == 0 &&
+             (o->d.task != 0 || write_header(o, eo, in, n, run) == 0)) {
+        status = CLI_OK;
+        for (unsigned j = 0; j < tasks && status == CLI_OK; j++)
+            if (dist_file_commit(&files[j], paths[j]) != 0)
+                status = CLI_FAIL;
+    }
+    if (files)
+        for (unsigned j = 0; j < tasks; j++)
+            dist_file_abort(&files[j]);
+    free(files);
+    free(paths);
+    return status;
+}
+
 static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo,
                        const rf_engine_input *in, size_t n, struct dist_run *run)
 {
@@ -458,30 +490,7 @@ static int run_scatter(const struct scatter_opts *o, const rf_engine_options *eo
     run->first = first;
     run->records = total;
     run->refs = o->by_ref;
-    struct dist_file *files = calloc(tasks, sizeof *files);
-    char (*paths)[4096] = malloc(tasks * sizeof *paths);
-    int status = CLI_FAIL;
-    if (!files || !paths) {
-        cli_error("memory exhausted");
-        goto end;
-    }
-    /* The header before the packets: a gather that finds task 0's packets
-     * finds the header too.  The inputs are checked once more before any
-     * file is committed. */
-    if (open_packets(o, run, files, paths) != 0 || scatter_rounds(o, s, files, paths) != 0 ||
-        inputs_unchanged(run, in, n) != 0 ||
-        (task == 0 && write_header(o, eo, in, n, run) != 0))
-        goto end;
-    status = CLI_OK;
-    for (unsigned j = 0; j < tasks && status == CLI_OK; j++)
-        if (dist_file_commit(&files[j], paths[j]) != 0)
-            status = CLI_FAIL;
-end:
-    if (files)
-        for (unsigned j = 0; j < tasks; j++)
-            dist_file_abort(&files[j]);
-    free(files);
-    free(paths);
+    const int status = write_packets(o, eo, in, n, run, s);
     rf_engine_scatter_close(s);
     return status;
 }
@@ -508,24 +517,7 @@ static int run_direct(const struct scatter_opts *o, const rf_engine_options *eo,
     run->first = first;
     run->records = total;
     run->direct = 1;
-    struct dist_file *files = calloc(tasks, sizeof *files);
-    char (*paths)[4096] = malloc(tasks * sizeof *paths);
-    int status = CLI_FAIL;
-    if (!files || !paths)
-        cli_error("memory exhausted");
-    else if (open_packets(o, run, files, paths) == 0 && inputs_unchanged(run, in, n) == 0 &&
-             (task != 0 || write_header(o, eo, in, n, run) == 0)) {
-        status = CLI_OK;
-        for (unsigned j = 0; j < tasks && status == CLI_OK; j++)
-            if (dist_file_commit(&files[j], paths[j]) != 0)
-                status = CLI_FAIL;
-    }
-    if (files)
-        for (unsigned j = 0; j < tasks; j++)
-            dist_file_abort(&files[j]);
-    free(files);
-    free(paths);
-    return status;
+    return write_packets(o, eo, in, n, run, NULL);
 }
 
 /* This step's run: the options and the inputs as they are now; with a key

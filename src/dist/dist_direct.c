@@ -55,13 +55,9 @@ struct rfi_direct {
     void *test_ctx;
 };
 
-struct direct_ctx {
-    const struct rfi_direct *d;
-};
-
 static rf_status direct_keys(void *ctx, uint64_t first, uint64_t *out, size_t n)
 {
-    const struct rfi_direct *d = ((const struct direct_ctx *)ctx)->d;
+    const struct rfi_direct *d = ctx;
     if (!d->test_keys)
         return rf_keyed_keys(&d->e.order, first, out, n);
     for (size_t j = 0; j < n; j++)
@@ -72,7 +68,7 @@ static rf_status direct_keys(void *ctx, uint64_t first, uint64_t *out, size_t n)
 /* A block's offsets, for the near ties of the order. */
 static rf_status direct_vals(void *ctx, uint64_t first, uint64_t *out, size_t n)
 {
-    return rfi_layout_offsets(&((const struct direct_ctx *)ctx)->d->l, first, out, n);
+    return rfi_layout_offsets(&((const struct rfi_direct *)ctx)->l, first, out, n);
 }
 
 /* The input, mapped (read, where it cannot be) and watched. */
@@ -143,9 +139,8 @@ static int keep_block(struct rfi_direct *d, struct kept *k, uint64_t *starts, ui
                       unsigned owner, unsigned owners)
 {
     struct engine *e = &d->e;
-    struct direct_ctx ctx = {d};
     starts[first / BLOCK] = off[0];
-    const rf_status st = direct_keys(&ctx, first, keys, n);
+    const rf_status st = direct_keys(d, first, keys, n);
     if (st != RF_OK)
         return rfi_engine_status(e->err, st);
     if (keep_room(k, n) != 0 || (k->n + n) > e->budget / ORDERING_BYTES)
@@ -224,10 +219,9 @@ static int order_owned(struct rfi_direct *d, unsigned owner, unsigned owners)
     if (status == 0 && !(d->order = malloc((k.n ? k.n : 1) * sizeof *d->order)))
         status = rfi_engine_nomem(e->err);
     if (status == 0) {
-        struct direct_ctx ctx = {d};
         const rf_status st =
             rfi_keyed_index_list(&e->order, d->l.m, k.at, k.off, k.n, direct_keys, direct_vals,
-                                 &ctx, d->l.starts, d->l.size, e->threads, d->order);
+                                 d, d->l.starts, d->l.size, e->threads, d->order);
         if (st != RF_OK)
             status = rfi_engine_status(e->err, st);
     }

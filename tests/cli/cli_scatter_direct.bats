@@ -38,6 +38,31 @@ direct() {
     done
 }
 
+# Steps 1 and 2 for tasks 0 .. P-1 into DIR: steps DIR P FILE [SCATTER_OPTION]...
+# (the options, --direct for instance, go to step 2).
+steps() {
+    local dir=$1 p=$2 file=$3 i
+    shift 3
+    mkdir -p "$dir"
+    for ((i = 0; i < p; i++)); do
+        "$RIFFLE" scatter --count --task=$i --tasks="$p" --dir="$dir" "$file"
+    done
+    for ((i = 0; i < p; i++)); do
+        "$RIFFLE" scatter "$@" --task=$i --tasks="$p" --dir="$dir" --seed=3 "$file"
+    done
+}
+
+# gather_refused TEXT ARG...: `riffle gather ARG... -o $T/out` fails with a
+# message holding TEXT, and writes no output.
+gather_refused() {
+    local text=$1
+    shift
+    run "$RIFFLE" gather "$@" -o "$T/out"
+    [ "$status" -ne 0 ]
+    [[ "$output" == *"$text"* ]] || { echo "$output"; return 1; }
+    [ ! -e "$T/out" ]
+}
+
 lines() {
     awk -v n="$1" -v s="$2" 'BEGIN { srand(s); for (i = 1; i <= n; i++) {
         k = int(rand() * 40); l = i ":"; for (j = 0; j < k; j++) l = l "x"; print l } }'
@@ -110,53 +135,27 @@ lines() {
 @test "a direct gather without the FILE, with another, or with a changed one: refused, no output" {
     lines 500 4 > "$T/a"
     lines 500 5 > "$T/other"
-    mkdir "$T/d"
-    "$RIFFLE" scatter --count --task=0 --tasks=2 --dir="$T/d" "$T/a"
-    "$RIFFLE" scatter --count --task=1 --tasks=2 --dir="$T/d" "$T/a"
-    "$RIFFLE" scatter --direct --task=0 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
-    "$RIFFLE" scatter --direct --task=1 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
-    run "$RIFFLE" gather --task=1 --tasks=2 --dir="$T/d" --seed=3 -o "$T/out"
-    [ "$status" -ne 0 ]
-    [[ "$output" == *"the scatters wrote no records (\`--direct\`): give \`riffle gather\` the FILE"* ]]
-    [ ! -e "$T/out" ]
-    run "$RIFFLE" gather --task=1 --tasks=2 --dir="$T/d" --seed=3 -o "$T/out" "$T/other"
-    [ "$status" -ne 0 ]
-    [[ "$output" == *"rerun every step"* ]]
-    [ ! -e "$T/out" ]
+    steps "$T/d" 2 "$T/a" --direct
+    gather_refused "the scatters wrote no records (\`--direct\`): give \`riffle gather\` the FILE" --task=1 --tasks=2 --dir="$T/d" --seed=3
+    gather_refused "rerun every step" --task=1 --tasks=2 --dir="$T/d" --seed=3 "$T/other"
     # another key than the scatters'
-    run "$RIFFLE" gather --task=1 --tasks=2 --dir="$T/d" --seed=4 -o "$T/out" "$T/a"
-    [ "$status" -ne 0 ]
-    [[ "$output" == *"key"* ]]
-    [ ! -e "$T/out" ]
+    gather_refused "key" --task=1 --tasks=2 --dir="$T/d" --seed=4 "$T/a"
     # the same size, a new modification time
     sed -i 's/^1:/9:/' "$T/a"
-    run "$RIFFLE" gather --task=0 --tasks=2 --dir="$T/d" --seed=3 -o "$T/out" "$T/a"
-    [ "$status" -ne 0 ]
-    [[ "$output" == *"rerun every step"* ]]
-    [ ! -e "$T/out" ]
+    gather_refused "rerun every step" --task=0 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
 }
 
 @test "direct and record packets mixed between the scatter tasks: refused" {
     lines 500 6 > "$T/a"
-    mkdir "$T/d"
-    "$RIFFLE" scatter --count --task=0 --tasks=2 --dir="$T/d" "$T/a"
-    "$RIFFLE" scatter --count --task=1 --tasks=2 --dir="$T/d" "$T/a"
-    "$RIFFLE" scatter --direct --task=0 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
+    steps "$T/d" 2 "$T/a" --direct
+    # task 1 scattered again with its records
     "$RIFFLE" scatter --task=1 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
-    run "$RIFFLE" gather --task=0 --tasks=2 --dir="$T/d" --seed=3 -o "$T/out" "$T/a"
-    [ "$status" -ne 0 ]
-    [[ "$output" == *"1.to.0: packets of task 1 hold records, those of other tasks none"* ]]
-    [ ! -e "$T/out" ]
+    gather_refused "1.to.0: packets of task 1 hold records, those of other tasks none" --task=0 --tasks=2 --dir="$T/d" --seed=3 "$T/a"
 }
 
 @test "a direct packet file that holds bytes after its identity is refused" {
     seq 1 50 > "$T/a"
-    mkdir "$T/d"
-    "$RIFFLE" scatter --count --task=0 --tasks=1 --dir="$T/d" "$T/a"
-    "$RIFFLE" scatter --direct --task=0 --tasks=1 --dir="$T/d" --seed=3 "$T/a"
+    steps "$T/d" 1 "$T/a" --direct
     printf 'RFPK' >> "$T/d/0.to.0"
-    run "$RIFFLE" gather --task=0 --tasks=1 --dir="$T/d" --seed=3 -o "$T/out" "$T/a"
-    [ "$status" -ne 0 ]
-    [[ "$output" == *"packets of \`riffle scatter --direct\` hold no records"* ]]
-    [ ! -e "$T/out" ]
+    gather_refused "packets of \`riffle scatter --direct\` hold no records" --task=0 --tasks=1 --dir="$T/d" --seed=3 "$T/a"
 }
