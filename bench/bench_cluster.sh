@@ -9,7 +9,10 @@
 #
 # Usage (as root): bench/bench_cluster.sh [BUILD_DIR]    (default: build)
 #   SIZE=BYTES    the input file (default 200000000: bench_lib.sh's lines)
-#   P=N           ranks = nodes = namespaces (default 2)
+#   P=N           nodes = namespaces (default 2)
+#   RPN=K         ranks per node (default 1): K > 1 is the launch for a node
+#                 of K cores (K ranks of one thread each, talking shared
+#                 memory inside the node and TCP between nodes)
 #   RATES="..."   link rates, tc syntax (default "200mbit 1gbit"); a run on
 #                 unshaped links (the TCP stack's own pace) always comes first
 #   REPS=N        runs per rate, the fastest reported (default 1)
@@ -37,6 +40,7 @@ set -eu
 build=${1:-build}
 size=${SIZE:-200000000}
 p=${P:-2}
+rpn=${RPN:-1}
 rates=${RATES:-200mbit 1gbit}
 reps=${REPS:-1}
 tmp=${TMPDIR:-/tmp}
@@ -47,6 +51,12 @@ skip() { echo "$me: skipped: $*" >&2; exit 0; }
 
 case $p in '' | *[!0-9]*) die "invalid P '$p'" ;; esac
 if [ "$p" -lt 2 ] || [ "$p" -gt 250 ]; then die "P must be 2 to 250, not '$p'"; fi
+case $rpn in '' | *[!0-9]* | 0) die "invalid RPN '$rpn'" ;; esac
+[ "$rpn" -le 64 ] || die "RPN must be 1 to 64, not '$rpn'"
+np=$((p * rpn))
+# between nodes TCP; inside a node (RPN > 1) shared memory, as on a real one
+btl=tcp,self
+[ "$rpn" = 1 ] || btl=tcp,vader,self
 case $reps in '' | *[!0-9]* | 0) die "invalid REPS '$reps'" ;; esac
 [ -d "$build" ] || die "$build: no such build directory"
 build=$(cd "$build" && pwd)
@@ -173,7 +183,10 @@ link_counts() {
 }
 
 # write_agent: what mpirun runs instead of ssh to start a node's daemon: the
-# host it names mapped to that node's namespace, the rest run by a shell there
+# host it names mapped to that node's namespace, the rest run by a shell
+# there.  Each node also gets a UTS namespace named after it (as mpirun's
+# does in mpi_run): Open MPI tells machines apart by host name, and ranks of
+# two nodes called alike would share one shared-memory segment's name.
 write_agent() {
     {
         cat << 'EOF'
@@ -191,31 +204,36 @@ EOF
 *) echo "bench_cluster agent: $1: unknown host" >&2; exit 1 ;;
 esac
 shift
-exec ip netns exec "$ns" /bin/sh -c "$*"
+exec ip netns exec "$ns" unshare --uts /bin/sh -c "hostname $ns && $*"
 EOF
     } > "$work/agent"
     chmod +x "$work/agent"
     i=0
     while [ "$i" -lt "$p" ]; do
-        echo "$(addr "$i") slots=1"
+        echo "$(addr "$i") slots=$rpn"
         i=$((i + 1))
     done > "$work/hosts"
 }
 
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# mpi_run NP BTL OUT: riffle-mpi on NP ranks launched from node 0, one rank
-# per node, TCP kept on the cluster's addresses; sets wall (s) and leaves
-# --stats in $work/stats.  --exchange=bytes: the "nodes" share this
-# machine's files and kernel, which separate machines would not, so the
-# records' bytes travel as they would between machines.
+# mpi_run NP BTL OUT: riffle-mpi on $input, NP ranks launched from node 0, spread
+# over the nodes (each holds RPN of them), TCP kept on the cluster's
+# addresses; sets wall (s) and leaves --stats in $work/stats.
+# --exchange=bytes: the "nodes" share this machine's files and kernel,
+# which separate machines would not, so the records' bytes travel as they
+# would between machines.  OUT is removed first: replacing a file frees its
+# pages, system time that a rank would otherwise be charged for the last
+# run's output.
 mpi_run() {
-    ip netns exec "$(node 0)" /usr/bin/time -f '%e' -o "$work/time" \
+    rm -f "$3"
+    ip netns exec "$(node 0)" unshare --uts /bin/sh -c 'hostname "$0" && exec "$@"' "$(node 0)" \
+        /usr/bin/time -f '%e' -o "$work/time" \
         mpirun.openmpi -np "$1" --hostfile "$work/hosts" --map-by node \
         --mca plm_rsh_agent "$work/agent" --mca btl "$2" --mca pml ob1 \
         --mca btl_tcp_if_include 198.18.0.0/24 --mca oob_tcp_if_include 198.18.0.0/24 \
         --mca mpi_yield_when_idle 1 --mca hwloc_base_binding_policy none \
-        "$rmpi" --seed=1 --threads="$threads" --stats --exchange=bytes "$data" -o "$3" \
+        "$rmpi" --seed=1 --threads="$threads" --stats --exchange=bytes "$input" -o "$3" \
         > /dev/null 2> "$work/stats" || { cat "$work/stats" >&2; die "riffle-mpi failed on $1 ranks"; }
     wall=$(tail -n 1 "$work/time")
 }
@@ -257,9 +275,9 @@ echo "## riffle-mpi on a simulated cluster"
 echo
 bench_machine
 echo "tools: $("$rmpi" --version | head -n 1); $(mpirun.openmpi --version 2>&1 | head -n 1)"
-echo "command: SIZE=$size P=$p RATES=\"$rates\" REPS=$reps bench/bench_cluster.sh $build"
+echo "command: SIZE=$size P=$p RPN=$rpn RATES=\"$rates\" REPS=$reps bench/bench_cluster.sh $build"
 cores=$(nproc)
-threads=$((cores / p))
+threads=$((cores / np))
 [ "$threads" -ge 1 ] || threads=1
 
 data=$tmp/riffle-bench-cluster-$size.txt
@@ -268,10 +286,30 @@ bytes=$(wc -c < "$data")
 want=$work/want
 "$riffle" --seed=1 "$data" -o "$want"
 
+# start_cpu NP BTL: a rank's CPU seconds that do not grow with the input
+# (MPI's start and end, the job's set-up): the busiest rank's user +
+# system on a one-record input, the least of two runs.  The model counts
+# them once per run, not per GB.
+start_cpu() {
+    input=$work/one
+    printf 'one\n' > "$input"
+    least=
+    for r in 1 2; do
+        mpi_run "$1" "$2" "$work/out"
+        cmp -s "$input" "$work/out" || die "$1 ranks on one record: not its bytes"
+        t=$(stat_cpu)
+        if [ -z "$least" ] || awk -v a="$t" -v b="$least" 'BEGIN { exit !(a < b) }'; then
+            least=$t
+        fi
+    done
+    input=$data
+    echo "$least"
+}
+
 # The model's compute constant: riffle-mpi on one rank with one thread (as
 # each rank has here), no transport but self, inside node 0 so that nothing
 # leaves the namespaces: CPU seconds (user + system of the rank) per input
-# byte, the least of two runs or REPS.  One rank is a one-process run (the
+# byte, beyond its start-up's (start_cpu), the least of two runs or REPS.  One rank is a one-process run (the
 # engine riffle uses: nothing packed, sent or parsed), so this c is a lower
 # bound of a rank's work among P; the wire bytes per input byte, w, are measured on the
 # P-rank run below (every rank sends its own records to itself too).  sync
@@ -280,6 +318,8 @@ want=$work/want
 sync
 rate=none
 shape
+input=$data
+f1=$(start_cpu 1 self)
 cpu1=
 r=0
 while [ "$r" -lt 2 ] || [ "$r" -lt "$reps" ]; do
@@ -295,10 +335,10 @@ done
 for col in sent_MB exchange_s user_s sys_s; do
     [ "$(stat_max "$col")" != - ] || die "riffle-mpi --stats printed no $col column"
 done
-c=$(awk -v t="$cpu1" -v b="$bytes" 'BEGIN { printf "%.2f", t / b * 1e9 }')
+c=$(awk -v t="$cpu1" -v f="$f1" -v b="$bytes" 'BEGIN { printf "%.2f", (t - f) / b * 1e9 }')
 echo
-echo "input: $(awk -v b="$bytes" 'BEGIN { printf "%.0f MB", b / 1e6 }') (bench_lib.sh's ~50-byte lines); $p nodes, $threads thread(s) per rank"
-echo "calibration, P = 1, one thread, no network: wall $wall1 s, CPU $cpu1 s:" \
+echo "input: $(awk -v b="$bytes" 'BEGIN { printf "%.0f MB", b / 1e6 }') (bench_lib.sh's ~50-byte lines); $p nodes, $rpn rank(s) per node, $threads thread(s) per rank"
+echo "calibration, P = 1, one thread, no network: wall $wall1 s, CPU $cpu1 s, of which start-up $f1 s:" \
     "c = $c CPU s per GB of a rank's share"
 echo "(docs/BENCHMARKS_MPI.md's constants: c = 4.5, w = 1.47)"
 
@@ -310,9 +350,9 @@ measure() {
     while [ "$r" -lt "$reps" ]; do
         load=$(cut -d' ' -f1 /proc/loadavg)
         link_counts > "$work/before"
-        mpi_run "$p" tcp,self "$work/out"
+        mpi_run "$np" "$btl" "$work/out"
         link_counts > "$work/after"
-        cmp -s "$want" "$work/out" || die "P=$p at $rate: not riffle's bytes"
+        cmp -s "$want" "$work/out" || die "$np ranks at $rate: not riffle's bytes"
         if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
             best=$wall
             bestload=$load
@@ -342,10 +382,12 @@ in_job() {
 # $work/modelled for printing after the runs.  The links: the busiest
 # direction of any node, by the veth's counters and by what its htb charged;
 # use = charged bits / (time x rate).  The model, docs/BENCHMARKS_MPI.md's,
-# without the file system's two terms (the files are local here): N/P x c of
-# compute (x P / cores when the ranks outnumber the cores), then N/P x w x
-# (P-1)/P bytes over a link of B = rate / 8 x 1448 / 1514 bytes of TCP
-# payload per second (htb charges each 1448-byte segment's 14 + 20 + 32
+# without the file system's two terms (the files are local here), for P
+# nodes of RPN ranks: a rank's start-up (start_cpu) + N/(P x RPN) x c of
+# compute (x ranks / cores when the ranks outnumber the cores), then N/P x
+# w x (P-1)/P bytes over a node's link (the records whose owner is on
+# another node) of B = rate / 8 x 1448 / 1514 bytes of TCP payload per
+# second (htb charges each 1448-byte segment's 14 + 20 + 32
 # bytes of Ethernet, IP and TCP headers at MTU 1500), the two added as the
 # synchronous rounds do; "overlapped" is the larger of the two, what a
 # pipelined exchange could reach.  The model is given three c: P = 1's (the
@@ -354,9 +396,9 @@ in_job() {
 row() {
     bits=0
     [ "$rate" = none ] || bits=$(rate_bits "$rate")
-    awk -v rate="$rate" -v bits="$bits" -v p="$p" -v cores="$cores" -v wall="$wall" \
+    awk -v rate="$rate" -v bits="$bits" -v p="$p" -v np="$np" -v cores="$cores" -v wall="$wall" \
         -v job="$(in_job)" -v exch="$(stat_max exchange_s)" -v cpu="$(stat_cpu)" \
-        -v sent="$(stat_max sent_MB)" -v n="$bytes" -v c="$c" -v cn="${cn:-0}" -v w="$w" \
+        -v sent="$(stat_max sent_MB)" -v n="$bytes" -v c="$c" -v cn="${cn:-0}" -v w="$w" -v f1="$f1" -v fn="$fn" \
         -v load="$load" -v meas="$work/measured" -v mod="$work/modelled" '
         { for (j = 1; j <= 4; j++) d[j] = $(j + 4) - $j
           if (d[1] > link) link = d[1]; if (d[2] > link) link = d[2]
@@ -365,17 +407,18 @@ row() {
             name = (bits > 0) ? rate : "unshaped"
             urun = (bits > 0) ? sprintf("%.0f%%", tcb * 8 / (wall * bits) * 100) : "-"
             uex = (bits > 0 && exch + 0 > 0) ? sprintf("%.0f%%", tcb * 8 / (exch * bits) * 100) : "-"
-            printf "| %s | %d | %.2f | %s | %s | %.2f | %s | %.1f / %.1f | %s | %s | %s |\n",
-                name, p, wall, job, exch, cpu, sent, link / 1e6, tcb / 1e6, urun, uex, load >> meas
+            printf "| %s | %d x %d | %.2f | %s | %s | %.2f | %s | %.1f / %.1f | %s | %s | %s |\n",
+                name, p, np / p, wall, job, exch, cpu, sent, link / 1e6, tcb / 1e6, urun, uex, load >> meas
             if (bits == 0) exit
-            share = n / p
-            crowd = (p > cores) ? p / cores : 1
+            share = n / np
+            crowd = (np > cores) ? np / cores : 1
             B = bits / 8 * 1448 / 1514
-            net = share * w * (p - 1) / p / B
-            m1 = share * c / 1e9 * crowd + net
-            mn = share * cn / 1e9 * crowd + net
-            doc = share * 4.5 / 1e9 * crowd + share * 1.47 * (p - 1) / p / B
-            lap = (share * cn / 1e9 * crowd > net) ? share * cn / 1e9 * crowd : net
+            net = n / p * w * (p - 1) / p / B
+            m1 = (f1 + share * c / 1e9) * crowd + net
+            mn = (fn + share * cn / 1e9) * crowd + net
+            doc = share * 4.5 / 1e9 * crowd + n / p * 1.47 * (p - 1) / p / B
+            comp = (fn + share * cn / 1e9) * crowd
+            lap = (comp > net) ? comp : net
             printf "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |\n",
                 rate, net, m1, mn, doc, lap, job, wall, job / m1, job / mn, wall / mn >> mod
         }' "$work/links"
@@ -386,8 +429,9 @@ row() {
 : > "$work/allstats"
 rate=none
 shape
+fn=$(start_cpu "$np" "$btl")
 measure
-cn=$(awk -v t="$(stat_cpu)" -v b="$bytes" -v p="$p" 'BEGIN { printf "%.2f", t / (b / p) * 1e9 }')
+cn=$(awk -v t="$(stat_cpu)" -v f="$fn" -v b="$bytes" -v np="$np" 'BEGIN { printf "%.2f", (t - f) / (b / np) * 1e9 }')
 w=$(awk -v s="$(stat_sum sent_MB)" -v b="$bytes" 'BEGIN { printf "%.3f", s * 1e6 / b }')
 row
 for rate in $rates; do
@@ -397,11 +441,11 @@ for rate in $rates; do
     row
 done
 
-echo "calibration, the $p ranks on unshaped links: c = $cn CPU s per GB of a rank's share (its busiest rank), w = $w wire bytes per input byte (all ranks' sent over the input)"
+echo "calibration, the $np ranks on unshaped links: start-up $fn CPU s (its busiest rank, one record), c = $cn CPU s per GB of a rank's share beyond it (its busiest rank), w = $w wire bytes per input byte (all ranks' sent over the input)"
 echo
 echo "### Measured (the fastest of $reps run(s) per rate; every output cmp-equal to riffle's)"
 echo
-echo "| link rate | P | wall s | in-job s (longest rank) | exchange s (longest rank) | CPU s (busiest rank) | sent per rank MB | busiest link MB: veth counter / htb charged | link use over the run | link use over the exchange | load average before (1 min) |"
+echo "| link rate | nodes x ranks | wall s | in-job s (longest rank) | exchange s (longest rank) | CPU s (busiest rank) | sent per rank MB | busiest link MB: veth counter / htb charged | link use over the run | link use over the exchange | load average before (1 min) |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 cat "$work/measured"
 echo
@@ -417,9 +461,13 @@ cat "$work/modelled"
 # model (every term one after the other); "overlapped" lets the compute run
 # under the traffic and uses both directions of the full-duplex link: the
 # input and what a node receives come in, the output and what it sends go
-# out, so the busier direction carries N/P x (1 + w x 63/64).
+# out, so the busier direction carries N/P x (1 + w x 63/64).  The compute is a
+# node's: one core's c for its whole share as the doc's model has it (one
+# rank of one thread), and then for nodes of K cores running K ranks (RPN's
+# launch; a run with RPN > 1 above checks the model's division of a node's
+# compute among its ranks), share x c / K -- the c measured here, per core.
 echo
-awk -v c="$c" -v cn="$cn" -v w="$w" 'function proj(c, w, name,    B, share, comp, xch, io, t, duplex, lap) {
+awk -v c="$c" -v cn="$cn" -v w="$w" 'function proj(c, w, name,    B, share, comp, xch, io, t, duplex, lap, k, kmin) {
         B = 1.16e9; share = 1e12 / 64
         comp = share * c / 1e9; xch = share * w * 63 / 64 / B; io = 2 * share / B
         t = comp + xch + io
@@ -427,6 +475,15 @@ awk -v c="$c" -v cn="$cn" -v w="$w" 'function proj(c, w, name,    B, share, comp
         lap = (comp > duplex) ? comp : duplex
         printf "1 TB on 64 nodes over 10 GbE, %s (c = %s, w = %s): sum: compute %.0f s + exchange %.1f s + input and output %.1f s = %.0f s, %.0f MB/s per node (compute %.0f%% of it); overlapped: %.0f MB/s per node\n",
             name, c, w, comp, xch, io, t, share / t / 1e6, comp / t * 100, share / lap / 1e6
+        printf "    nodes of K cores, K ranks (compute / K), overlapped:"
+        for (k = 1; k <= 8; k *= 2) {
+            lap = (comp / k > duplex) ? comp / k : duplex
+            printf " K = %d %.0f MB/s;", k, share / lap / 1e6
+        }
+        kmin = 1
+        while (comp / kmin > share / 400e6 && kmin < 1024)
+            kmin++
+        printf " 400 MB/s from K = %d\n", kmin
     }
     BEGIN {
         proj(c, w, "P = 1'"'"'s c")
