@@ -34,7 +34,6 @@
  * ranks see the same file (a shared file system: each rank then reads all
  * of it), --exchange=refs or bytes turns it off.
  */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,18 +64,43 @@ static size_t round_room(int size)
     return room < ROUND_MIN ? ROUND_MIN : room > ROUND_MAX ? ROUND_MAX : room;
 }
 
-/* The buffers of the rounds in flight.  Round k's packets are sent from
- * the scatter's buffer (or, when they cannot be reached from one base
- * address, from sbuf[k % 2]) into a buffer of the gather's own. */
+/* Bytes per message, at most: a round's packets for one owner travel as
+ * pieces of this size, each one MPI message (MPI counts are C ints), so
+ * that neither a round nor a record is limited by MPI's 2 GiB.
+ * RIFFLE_MPI_MESSAGE_BYTES sets it lower (the tests use tiny pieces). */
+#define PIECE_MAX ((size_t)1 << 30)
+/* The tag of the packets' messages (the collectives do not match tags). */
+#define PACKET_TAG 1
+
+static size_t piece_bytes(void)
+{
+    const char *env = getenv("RIFFLE_MPI_MESSAGE_BYTES");
+    if (env && *env) {
+        char *end;
+        const unsigned long long v = strtoull(env, &end, 10);
+        if (!*end && v > 0 && v <= PIECE_MAX)
+            return (size_t)v;
+    }
+    return PIECE_MAX;
+}
+
+/* The rounds in flight.  Round k's packets for owner d are sent from the
+ * scatter's buffer where they were packed (out[d], len[d] bytes), those
+ * of part q received into a buffer of the gather's own (rbuf, one part
+ * after another, rlen[q] bytes each), all as non-blocking messages
+ * (req).  The scatter's two buffers take turns, so round k's stay valid
+ * while round k+1 is packed. */
 struct round {
-    int *scount, *sdispl, *rcount, *rdispl;
-    unsigned char *sbuf[2];
-    size_t scap[2];
+    uint64_t *scount, *rcount; /* bytes to and from each rank (MPI_Alltoall) */
     size_t *len, *rlen;
     const void **out;
-    MPI_Aint *addr; /* the packets' addresses, for in_place */
-    void *rbuf;     /* the gather's buffer of the round in flight */
-    void *prev;     /* the last round's, received, not yet parsed */
+    size_t piece;              /* bytes per message, at most */
+    MPI_Request *req;          /* the round's messages */
+    MPI_Status *st;            /* their statuses (MPI_STATUSES_IGNORE would do,
+                                  but gcc 12 takes it for an array of none) */
+    size_t nreq, req_cap;
+    void *rbuf;                /* the gather's buffer of the round in flight */
+    void *prev;                /* the last round's, received, not yet parsed */
     size_t *prev_len;
 };
 
@@ -85,120 +109,60 @@ static int round_init(struct round *r, int size)
     memset(r, 0, sizeof *r);
     const size_t n = (size_t)size;
     r->scount = calloc(n, sizeof *r->scount);
-    r->sdispl = calloc(n, sizeof *r->sdispl);
     r->rcount = calloc(n, sizeof *r->rcount);
-    r->rdispl = calloc(n, sizeof *r->rdispl);
     r->len = calloc(n, sizeof *r->len);
     r->rlen = calloc(n, sizeof *r->rlen);
     r->prev_len = calloc(n, sizeof *r->prev_len);
     r->out = calloc(n, sizeof *r->out);
-    r->addr = calloc(n, sizeof *r->addr);
-    return r->scount && r->sdispl && r->rcount && r->rdispl && r->len && r->rlen &&
-                   r->prev_len && r->out && r->addr
-               ? 0
-               : -1;
+    r->piece = piece_bytes();
+    return r->scount && r->rcount && r->len && r->rlen && r->prev_len && r->out ? 0 : -1;
 }
 
 static void round_free(struct round *r)
 {
     free(r->scount);
-    free(r->sdispl);
     free(r->rcount);
-    free(r->rdispl);
     free(r->len);
     free(r->rlen);
     free(r->prev_len);
     free(r->out);
-    free(r->addr);
-    free(r->sbuf[0]);
-    free(r->sbuf[1]);
+    free(r->req);
+    free(r->st);
 }
 
-/* A buffer that only grows, with an eighth more than asked: a round's
- * total varies by a few records from round to round, and growing to the
- * exact need would replace the buffer at every new maximum -- a fresh
- * mapping from malloc, every page of it faulted in again by the copy that
- * fills it. */
-static int reserve(unsigned char **buf, size_t *cap, size_t need)
+/* The messages that len bytes take. */
+static size_t pieces(const struct round *r, size_t len)
 {
-    if (need <= *cap)
+    return len / r->piece + (len % r->piece != 0);
+}
+
+/* Room for the round's messages, made before any is posted (a message
+ * posted to a peer cannot be taken back).  0, or -1 out of memory. */
+static int reserve_messages(struct round *r, int size)
+{
+    size_t n = 0;
+    for (int d = 0; d < size; d++)
+        n += pieces(r, r->len[d]) + pieces(r, r->rlen[d]);
+    if (n <= r->req_cap)
         return 0;
-    free(*buf);
-    const size_t want = need + need / 8 >= need ? need + need / 8 : need;
-    *buf = malloc(want);
-    *cap = *buf ? want : 0;
-    return *buf ? 0 : -1;
-}
-
-/* The displacements of the packets from the lowest of them, when they all
- * fit MPI's int: the send then reads the scatter's frames where they lie
- * (the scatter lays a round's frames in one buffer, owner d's at d times a
- * stride) instead of a copy of them in one block.  MPI_Get_address and
- * MPI_Aint_diff are MPI's portable address arithmetic (MPI 3.1, section
- * 4.1.5).  Returns the lowest packet, or NULL when they do not fit (or
- * there are none). */
-static const void *in_place(const struct job *j, const struct round *r)
-{
-    int low = -1;
-    MPI_Aint base = 0, *at = r->addr;
-    for (int d = 0; d < j->size; d++) {
-        if (r->len[d] == 0)
-            continue;
-        MPI_Get_address(r->out[d], &at[d]);
-        if (low < 0 || MPI_Aint_diff(at[d], base) < 0)
-            low = d, base = at[d];
-    }
-    if (low < 0)
-        return NULL;
-    for (int d = 0; d < j->size; d++) {
-        if (r->len[d] == 0)
-            continue;
-        const MPI_Aint off = MPI_Aint_diff(at[d], base);
-        if ((size_t)off > (size_t)INT_MAX - r->len[d])
-            return NULL;
-    }
-    for (int d = 0; d < j->size; d++)
-        r->sdispl[d] = r->len[d] ? (int)MPI_Aint_diff(at[d], base) : 0;
-    return r->out[low];
-}
-
-/* The send side of round k: counts and displacements from the scatter's
- * packets, and the buffer they are taken from -- the scatter's own
- * (in_place), else a copy of them in owner order in sbuf[k % 2].  Returns
- * the buffer, or NULL with the failure recorded. */
-static const void *pack(struct job *j, struct round *r, uint64_t k)
-{
-    size_t total = 0;
-    for (int d = 0; d < j->size; d++) {
-        if (r->len[d] > (size_t)INT_MAX - total) {
-            job_fail(j, "a round of more than 2 GiB for MPI (a record that large?)");
-            return NULL;
-        }
-        r->scount[d] = (int)r->len[d];
-        r->sdispl[d] = (int)total;
-        total += r->len[d];
-    }
-    j->st.sent += total;
-    const int b = (int)(k % 2);
-    if (total == 0)
-        return r->sbuf[b];
-    const void *base = in_place(j, r);
-    if (base)
-        return base;
-    if (reserve(&r->sbuf[b], &r->scap[b], total) != 0) {
-        job_fail(j, "memory exhausted");
-        return NULL;
-    }
-    for (int d = 0; d < j->size; d++)
-        if (r->len[d])
-            memcpy(r->sbuf[b] + r->sdispl[d], r->out[d], r->len[d]);
-    return r->sbuf[b];
+    if (n > SIZE_MAX / sizeof(MPI_Status))
+        return -1;
+    MPI_Request *q = realloc(r->req, n * sizeof *q);
+    if (q)
+        r->req = q;
+    MPI_Status *st = q ? realloc(r->st, n * sizeof *st) : NULL;
+    if (st)
+        r->st = st;
+    if (!q || !st)
+        return -1;
+    r->req_cap = n;
+    return 0;
 }
 
 /* The next round of this rank's packets (none once done, or after a
- * failure): r->len, r->out, and the send buffer. */
-static const void *next_packets(struct job *j, struct round *r, rf_engine_scatter *s,
-                                size_t room, uint64_t k, int *done)
+ * failure): r->len, r->out and the counts to send. */
+static void next_packets(struct job *j, struct round *r, rf_engine_scatter *s, size_t room,
+                         int *done)
 {
     memset(r->len, 0, (size_t)j->size * sizeof *r->len);
     if (!*done && !j->err.failed) {
@@ -206,10 +170,10 @@ static const void *next_packets(struct job *j, struct round *r, rf_engine_scatte
         if (rf_engine_scatter_next(s, room, r->out, r->len, done, &e) != RF_OK)
             job_fail_engine(j, &e);
     }
-    const void *sbuf = j->err.failed ? NULL : pack(j, r, k);
-    if (j->err.failed)
-        memset(r->scount, 0, (size_t)j->size * sizeof *r->scount);
-    return sbuf;
+    for (int d = 0; d < j->size; d++) {
+        r->scount[d] = j->err.failed ? 0 : (uint64_t)r->len[d];
+        j->st.sent += r->scount[d];
+    }
 }
 
 /* The last round's packets, received whole, into the gather (in place). */
@@ -223,28 +187,27 @@ static void parse_prev(struct job *j, struct round *r, rf_engine_gather *g)
     r->prev = NULL;
 }
 
-/* The receive side of a round: counts in (MPI_Alltoall), displacements,
- * and a buffer of the gather's for them; then every rank agrees on
+/* The receive side of a round: counts in (MPI_Alltoall), a buffer of the
+ * gather's for them and room for the messages; then every rank agrees on
  * failures and on whether every rank is done (MPI_Allreduce), before any
- * packet moves -- a collective cannot be left half-way.  Returns -1 when
- * one failed, 1 when this is every rank's last round, else 0. */
+ * packet moves -- a rank that failed posts nothing, so its peers must not
+ * either.  Returns -1 when one failed, 1 when this is every rank's last
+ * round, else 0. */
 static int open_round(struct job *j, struct round *r, rf_engine_gather *g, int done,
                       size_t *total)
 {
-    const size_t n = (size_t)j->size;
-    MPI_Alltoall(r->scount, 1, MPI_INT, r->rcount, 1, MPI_INT, j->comm);
+    MPI_Alltoall(r->scount, 1, MPI_UINT64_T, r->rcount, 1, MPI_UINT64_T, j->comm);
     *total = 0;
-    for (size_t q = 0; q < n; q++) {
-        if ((size_t)r->rcount[q] > (size_t)INT_MAX - *total) {
-            job_fail(j, "a round of more than 2 GiB for MPI (a record that large?)");
-            break;
-        }
-        r->rdispl[q] = (int)*total;
-        r->rlen[q] = (size_t)r->rcount[q];
-        *total += (size_t)r->rcount[q];
+    int fits = 1;
+    for (int q = 0; q < j->size; q++) {
+        fits &= r->rcount[q] <= SIZE_MAX - *total;
+        r->rlen[q] = fits ? (size_t)r->rcount[q] : 0;
+        *total += r->rlen[q];
     }
     r->rbuf = NULL;
     rf_engine_error e;
+    if (!j->err.failed && (!fits || reserve_messages(r, j->size) != 0))
+        job_fail(j, "memory exhausted");
     if (!j->err.failed && rf_engine_gather_buffer(g, *total, &r->rbuf, &e) != RF_OK)
         job_fail_engine(j, &e);
     int mine[2] = {done, j->err.failed ? j->rank : j->size}, all[2];
@@ -254,26 +217,68 @@ static int open_round(struct job *j, struct round *r, rf_engine_gather *g, int d
     return all[0] ? 1 : 0;
 }
 
-/* MPI_Test now and then while this rank works between starting a round's
- * exchange and waiting for it: Open MPI moves a non-blocking collective's
- * data only inside MPI calls. */
-static void nudge(MPI_Request *req)
+/* One peer's bytes p[0..len) as messages of at most r->piece bytes:
+ * received (send 0) or sent.  MPI delivers the messages of one sender,
+ * tag and communicator in the order they were sent, so the pieces meet
+ * their receives in order. */
+static void post(struct job *j, struct round *r, int send, const unsigned char *p, size_t len,
+                 int peer)
 {
-    int flag;
-    MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+    for (size_t at = 0; at < len; at += r->piece) {
+        const int n = (int)(len - at < r->piece ? len - at : r->piece);
+        MPI_Request *q = &r->req[r->nreq++];
+        if (send)
+            MPI_Isend(p + at, n, MPI_BYTE, peer, PACKET_TAG, j->comm, q);
+        else
+            MPI_Irecv((unsigned char *)(uintptr_t)(p + at), n, MPI_BYTE, peer, PACKET_TAG,
+                      j->comm, q);
+    }
 }
 
-/* The rounds, pipelined: while round k travels (MPI_Ialltoallv), round k-1
- * is parsed into the gather and round k+1 is keyed and packed (the scatter
- * and the gather each keep two rounds' buffers).  Ends at the last round,
- * or when every rank has seen that one failed. */
+/* Round k's messages: every receive, then every send (receives posted
+ * first meet their messages without MPI's unexpected-message copies).
+ * The rank's packets for itself are copied, as MPI's own all-to-all does:
+ * sent to itself, they would pass through the transport's buffers. */
+static void post_round(struct job *j, struct round *r)
+{
+    r->nreq = 0;
+    unsigned char *self = NULL;
+    size_t at = 0;
+    for (int q = 0; q < j->size; q++) {
+        unsigned char *p = (unsigned char *)r->rbuf + at;
+        if (q == j->rank)
+            self = p;
+        else
+            post(j, r, 0, p, r->rlen[q], q);
+        at += r->rlen[q];
+    }
+    for (int d = 0; d < j->size; d++)
+        if (d != j->rank)
+            post(j, r, 1, r->out[d], r->len[d], d);
+    if (r->len[j->rank])
+        memcpy(self, r->out[j->rank], r->len[j->rank]);
+}
+
+/* MPI_Testall now and then while this rank works between posting a
+ * round's messages and waiting for them: Open MPI and MPICH move a large
+ * message's data only inside MPI calls. */
+static void nudge(struct round *r)
+{
+    int flag;
+    MPI_Testall((int)r->nreq, r->req, &flag, r->st);
+}
+
+/* The rounds, pipelined: while round k travels, round k-1 is parsed into
+ * the gather and round k+1 is keyed and packed (the scatter and the
+ * gather each keep two rounds' buffers).  Ends at the last round, or when
+ * every rank has seen that one failed. */
 static void rounds(struct job *j, struct round *r, rf_engine_scatter *s, rf_engine_gather *g)
 {
     const size_t room = round_room(j->size);
     int done = 0;
     uint64_t total_records = 0, sent = 0;
-    const void *sbuf = next_packets(j, r, s, room, 0, &done);
-    for (uint64_t k = 0;; k++) {
+    next_packets(j, r, s, room, &done);
+    for (;;) {
         if (j->show_progress)
             sent = rf_engine_scatter_records(s, &total_records);
         job_progress(j, "exchange", sent, total_records);
@@ -281,15 +286,13 @@ static void rounds(struct job *j, struct round *r, rf_engine_scatter *s, rf_engi
         const int last = open_round(j, r, g, done, &total);
         if (last < 0)
             return;
-        MPI_Request req;
-        MPI_Ialltoallv(sbuf, r->scount, r->sdispl, MPI_BYTE, r->rbuf, r->rcount, r->rdispl,
-                       MPI_BYTE, j->comm, &req);
-        nudge(&req);
+        post_round(j, r);
+        nudge(r);
         parse_prev(j, r, g);
-        nudge(&req);
+        nudge(r);
         if (!last)
-            sbuf = next_packets(j, r, s, room, k + 1, &done);
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
+            next_packets(j, r, s, room, &done);
+        MPI_Waitall((int)r->nreq, r->req, r->st);
         j->st.received += total;
         j->st.rounds++;
         r->prev = r->rbuf;

@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/huge.h"
 #include "common/thread.h"
 #include "dist_internal.h"
 #include "engine/engine_internal.h"
@@ -64,6 +65,9 @@
 #define BLOCK_MAX ((size_t)1 << 20)
 /* Spill writes go through a buffer of this size. */
 #define WRITE_BUF ((size_t)1 << 20)
+/* Buffers from this size on are huge pages (new_pbuf): two of them at
+ * least, so that rounding to whole huge pages wastes little. */
+#define HUGE_MIN (2 * RFI_HUGE_PAGE)
 /* Entries asked for ahead of the one written. */
 #define PREFETCH 16
 /* Keys drawn at a time by a part's cursor, and the gap beyond which a
@@ -79,6 +83,7 @@ struct pbuf {
     size_t cap, len;
     int given;
     unsigned char *data;  /* after the struct */
+    struct rfi_huge map;  /* the mapping it lies in (large ones), or empty */
 };
 
 /* A parsed frame: where its payload is, its first number, its records.
@@ -489,17 +494,28 @@ done:
 
 static void free_pbuf(struct pbuf *b)
 {
-    free(b);
+    struct rfi_huge m = b->map; /* b lies inside it */
+    if (m.addr)
+        rfi_huge_unmap(&m);
+    else
+        free(b);
 }
 
-/* A new buffer of cap bytes, first in the list. */
+/* A new buffer of cap bytes, first in the list.  Large ones (a round of
+ * a transport, a block of copies) are huge pages: their records are read
+ * back in keyed order, a cache miss each, which then rarely misses the
+ * TLB too, and they are faulted in 2 MiB at a time. */
 static struct pbuf *new_pbuf(rf_engine_gather *g, size_t cap, int given)
 {
     if (cap > SIZE_MAX - sizeof(struct pbuf))
         return NULL;
-    struct pbuf *b = malloc(sizeof *b + cap);
+    struct rfi_huge m = {NULL, 0};
+    struct pbuf *b = cap >= HUGE_MIN ? rfi_huge_map(&m, sizeof *b + cap) : NULL;
+    if (!b)
+        b = malloc(sizeof *b + cap);
     if (!b)
         return NULL;
+    b->map = m;
     b->data = (unsigned char *)(b + 1);
     b->next = g->bufs;
     b->cap = cap;

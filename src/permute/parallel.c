@@ -9,6 +9,7 @@
  * of its contents and its own substream, whichever thread runs it.
  * So a thread that cannot be started costs time, never correctness: its share
  * is run by the calling thread. */
+#include "common/huge.h"
 #include "common/thread.h"
 #include "bucket_internal.h"
 
@@ -17,46 +18,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
-
-#define HUGE_PAGE ((size_t)2 << 20)
 
 /* ------------------------------------------------------------------------ */
 /* Memory the library owns                                                  */
 /* ------------------------------------------------------------------------ */
-
-/* Scratch mapped here when the caller passes none: 2 MiB aligned and marked
- * MADV_HUGEPAGE, so that the scatter's thousands of concurrent write streams
- * and the in-bucket random accesses need few TLB entries (and first-touch
- * faults are 512 times fewer). */
-struct mapping {
-    void *addr;
-    size_t len;
-};
-
-static void *map_scratch(struct mapping *m, size_t bytes)
-{
-    if (bytes > SIZE_MAX - HUGE_PAGE)
-        return NULL;
-    m->len = bytes + HUGE_PAGE;
-    m->addr = mmap(NULL, m->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m->addr == MAP_FAILED) {
-        m->addr = NULL;
-        return NULL;
-    }
-    uintptr_t a = ((uintptr_t)m->addr + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-#ifdef MADV_HUGEPAGE
-    (void)madvise((void *)a, bytes, MADV_HUGEPAGE); /* advice only: failure is fine */
-#endif
-    return (void *)a;
-}
-
-static void unmap_scratch(struct mapping *m)
-{
-    if (m->addr != NULL)
-        munmap(m->addr, m->len);
-}
 
 static unsigned char *align_line(unsigned char *p)
 {
@@ -187,7 +153,7 @@ rf_status rfi_shuffle_buckets(rf_rng *g, void *base, size_t n, size_t size, void
                               size_t nbuckets, unsigned threads, unsigned flags)
 {
     struct rfi_bucket_plan p;
-    struct mapping map = {NULL, 0};
+    struct rfi_huge map = {NULL, 0};
     uint16_t *rec = NULL;
     rf_status st = RF_OK;
     const int source = g->kind == RF_RNG_SOURCE;
@@ -199,7 +165,10 @@ rf_status rfi_shuffle_buckets(rf_rng *g, void *base, size_t n, size_t size, void
     if (need == SIZE_MAX)
         return RF_ERANGE;
     plan_init(&p, g, base, n, size, nbuckets, flags);
-    if (nbuckets > 1 && scratch == NULL && (scratch = map_scratch(&map, need)) == NULL)
+    /* scratch of our own in huge pages: the scatter's thousands of
+     * concurrent write streams and the in-bucket random accesses then need
+     * few TLB entries, and first-touch faults are 512 times fewer */
+    if (nbuckets > 1 && scratch == NULL && (scratch = rfi_huge_map(&map, need)) == NULL)
         return RF_ENOMEM;
     if (nbuckets > 1 && source && (rec = malloc(n * sizeof *rec)) == NULL) {
         st = RF_ENOMEM;
@@ -227,7 +196,7 @@ rf_status rfi_shuffle_buckets(rf_rng *g, void *base, size_t n, size_t size, void
     st = run_plan(&p, scratch, threads ? threads : 1);
 done:
     free(rec);
-    unmap_scratch(&map);
+    rfi_huge_unmap(&map);
     memset(p.key, 0, sizeof p.key);
     return st;
 }

@@ -208,6 +208,18 @@ every_case() {
     EXCHANGE=bytes every_case 5
 }
 
+# The packets of a round for one owner travel as messages of at most
+# RIFFLE_MPI_MESSAGE_BYTES (1 GiB by default, so that no round or record
+# meets MPI's 2 GiB): here 100 bytes, which cuts frames and records
+# across messages.
+@test "every case on 3 ranks, bytes sent in messages of 100 bytes: the bytes of riffle --seed" {
+    RIFFLE_MPI_MESSAGE_BYTES=100 EXCHANGE=bytes every_case 3
+}
+
+@test "every case on 2 ranks, references sent in messages of 7 bytes: the bytes of riffle --seed" {
+    RIFFLE_MPI_MESSAGE_BYTES=7 EXCHANGE=refs every_case 2
+}
+
 @test "default rounds and budget give the same bytes" {
     lines 3000 > "$T/in"
     unset RIFFLE_MPI_ROUND_BYTES
