@@ -197,6 +197,7 @@ for p in $ps; do
     # references between the ranks, and every record's bytes, as between machines
     [ "$p" -eq 1 ] || mpi_row "strong, refs" "$big" "$p" refs
     [ "$p" -eq 1 ] || mpi_row "strong, bytes" "$big" "$p" bytes
+    [ "$p" -eq 1 ] || old_row "strong, bytes (OLD)" "$big" "$p" bytes
 done
 
 tasks=${TASKS:-4}

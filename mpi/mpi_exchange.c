@@ -5,18 +5,20 @@
  * the header cut into P ranges), numbers its records from `first`, the
  * records of the parts before it (MPI_Exscan), and scatters them by owner
  * (rf_engine_scatter).  The packets travel in rounds: MPI_Alltoall of the
- * byte counts, an MPI_Allreduce that says whether every rank is done, or
- * one failed, then MPI_Ialltoallv of the packets, each round at most `room`
- * bytes per owner, so that counts and displacements stay far below the
- * 2^31 of MPI's int arguments.  The packets are sent from where the scatter
- * packed them and received into memory of the gather's own, which parses
- * and keeps them there (rf_engine_gather_buffer, _recv): no copy on either
+ * byte counts (64-bit), an MPI_Allreduce that says whether every rank is
+ * done, or one failed, then the packets, each round at most `room` bytes
+ * per owner (or one larger record), as non-blocking point-to-point
+ * messages of at most 1 GiB each: MPI's int counts then limit neither a
+ * round nor a record.  The packets are sent from where the scatter packed
+ * them and received into memory of the gather's own, which parses and
+ * keeps them there (rf_engine_gather_buffer, _recv): no copy on either
  * side.  The rounds overlap: while one travels, the last is parsed and the
  * next packed.  A job of one rank never comes here (riffle_mpi.c runs the
- * one-process engine).  A rank's own records go through MPI to itself like
- * the others': the library's local lane (rf_engine_scatter_local) would
- * copy them into the gather, which costs what MPI's copy to self costs
- * (docs/BENCHMARKS_MPI.md), or hold the whole part's input pages.
+ * one-process engine).  A rank's own packets are copied into its receive
+ * buffer, as MPI's all-to-all does; the library's local lane
+ * (rf_engine_scatter_local) would copy them into the gather too, which
+ * costs the same (docs/BENCHMARKS_MPI.md), or hold the whole part's input
+ * pages.
  *
  * Ranks of one machine that see the same input files send each other
  * references instead of records (rf_engine_scatter_refer,
@@ -235,15 +237,22 @@ static void post(struct job *j, struct round *r, int send, const unsigned char *
     }
 }
 
-/* Round k's messages: every receive, then every send (receives posted
- * first meet their messages without MPI's unexpected-message copies).
- * The rank's packets for itself are copied, as MPI's own all-to-all does:
- * sent to itself, they would pass through the transport's buffers. */
+/* Round k's messages: every send, then every receive.  A large message
+ * begins with a handshake that the peer answers at its next MPI call;
+ * with the sends started first, the handshakes are done by the first
+ * MPI_Testall, and the data then flows while the rank parses and packs
+ * (posted the other way round, a rate-limited link idled for a fifth of
+ * the exchange: docs/BENCHMARKS_CLUSTER.md).  The rank's packets for
+ * itself are copied, as MPI's own all-to-all does: sent to itself, they
+ * would pass through the transport's buffers. */
 static void post_round(struct job *j, struct round *r)
 {
     r->nreq = 0;
     unsigned char *self = NULL;
     size_t at = 0;
+    for (int d = 0; d < j->size; d++)
+        if (d != j->rank)
+            post(j, r, 1, r->out[d], r->len[d], d);
     for (int q = 0; q < j->size; q++) {
         unsigned char *p = (unsigned char *)r->rbuf + at;
         if (q == j->rank)
@@ -252,9 +261,6 @@ static void post_round(struct job *j, struct round *r)
             post(j, r, 0, p, r->rlen[q], q);
         at += r->rlen[q];
     }
-    for (int d = 0; d < j->size; d++)
-        if (d != j->rank)
-            post(j, r, 1, r->out[d], r->len[d], d);
     if (r->len[j->rank])
         memcpy(self, r->out[j->rank], r->len[j->rank]);
 }
