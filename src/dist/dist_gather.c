@@ -65,9 +65,14 @@
 #define BLOCK_MAX ((size_t)1 << 20)
 /* Spill writes go through a buffer of this size. */
 #define WRITE_BUF ((size_t)1 << 20)
-/* Buffers from this size on are huge pages (new_pbuf): two of them at
- * least, so that rounding to whole huge pages wastes little. */
+/* Buffers of these sizes are huge pages (new_pbuf): from two of them, so
+ * that rounding to whole huge pages wastes little, to a round of 64 MiB.
+ * Larger buffers hold larger rounds than the transports make, or records
+ * of megabytes, which are copied whole rather than found at random: there
+ * zeroing huge pages costs more than their TLB reach saves (a 1.5 GB
+ * record shuffled 55% slower in huge pages, docs/BENCHMARKS_MPI.md). */
 #define HUGE_MIN (2 * RFI_HUGE_PAGE)
+#define HUGE_MAX ((size_t)64 << 20)
 /* Entries asked for ahead of the one written. */
 #define PREFETCH 16
 /* Keys drawn at a time by a part's cursor, and the gap beyond which a
@@ -501,16 +506,17 @@ static void free_pbuf(struct pbuf *b)
         free(b);
 }
 
-/* A new buffer of cap bytes, first in the list.  Large ones (a round of
- * a transport, a block of copies) are huge pages: their records are read
- * back in keyed order, a cache miss each, which then rarely misses the
- * TLB too, and they are faulted in 2 MiB at a time. */
+/* A new buffer of cap bytes, first in the list.  A transport's round (4
+ * to 64 MiB) is huge pages: its records are read back in keyed order, a
+ * cache miss each, which then rarely misses the TLB too, and it is
+ * faulted in 2 MiB at a time. */
 static struct pbuf *new_pbuf(rf_engine_gather *g, size_t cap, int given)
 {
     if (cap > SIZE_MAX - sizeof(struct pbuf))
         return NULL;
     struct rfi_huge m = {NULL, 0};
-    struct pbuf *b = cap >= HUGE_MIN ? rfi_huge_map(&m, sizeof *b + cap) : NULL;
+    struct pbuf *b =
+        cap >= HUGE_MIN && cap <= HUGE_MAX ? rfi_huge_map(&m, sizeof *b + cap) : NULL;
     if (!b)
         b = malloc(sizeof *b + cap);
     if (!b)
