@@ -1386,7 +1386,8 @@ static void lane_ties(void **state)
 
 /* Megabytes of output per owner: the write goes through the records
  * layer's threaded gather (below about 1 MiB it is serial), with the lane
- * and without, whole and with a count. */
+ * and without, whole and with a count; and rounds of 4 MiB per part, whose
+ * receive buffer (4.8 MB: one owner's two parts) is huge pages. */
 static void threaded_write(void **state)
 {
     (void)state;
@@ -1400,6 +1401,7 @@ static void threaded_write(void **state)
     for (int c = 0; c < 2; c++) {
         const uint64_t count = c ? 123457 : RF_ENGINE_ALL;
         check_run(&o, &in, 1, 2, 2, MIB, IN_PLACE, count);
+        check_run(&o, &in, 1, 2, 1, 4 * MIB, IN_PLACE, count);
         buf want = {0}, got = {0};
         reference(&o, &in, 1, count, &want);
         lane_run(&o, &in, 1, 1, MIB, PART_MAJOR, count, NULL, &got);
