@@ -241,10 +241,10 @@ static void post(struct job *j, struct round *r, int send, const unsigned char *
  * begins with a handshake that the peer answers at its next MPI call;
  * with the sends started first, the handshakes are done by the first
  * MPI_Testall, and the data then flows while the rank parses and packs
- * (posted the other way round, a rate-limited link idled for a fifth of
- * the exchange: docs/BENCHMARKS_CLUSTER.md).  The rank's packets for
- * itself are copied, as MPI's own all-to-all does: sent to itself, they
- * would pass through the transport's buffers. */
+ * (posted the other way round, a rate-limited link idled during them:
+ * docs/BENCHMARKS_MPI.md).  The rank's packets for itself are copied, as
+ * MPI's own all-to-all does: sent to itself, they would pass through the
+ * transport's buffers. */
 static void post_round(struct job *j, struct round *r)
 {
     r->nreq = 0;

@@ -69,8 +69,8 @@
  * that rounding to whole huge pages wastes little, to a round of 64 MiB.
  * Larger buffers hold larger rounds than the transports make, or records
  * of megabytes, which are copied whole rather than found at random: there
- * zeroing huge pages costs more than their TLB reach saves (a 1.5 GB
- * record shuffled 55% slower in huge pages, docs/BENCHMARKS_MPI.md). */
+ * zeroing huge pages costs more than their TLB reach saves
+ * (docs/BENCHMARKS_MPI.md, "The byte path's rounds as messages"). */
 #define HUGE_MIN (2 * RFI_HUGE_PAGE)
 #define HUGE_MAX ((size_t)64 << 20)
 /* Entries asked for ahead of the one written. */
