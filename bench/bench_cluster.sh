@@ -286,47 +286,51 @@ bytes=$(wc -c < "$data")
 want=$work/want
 "$riffle" --seed=1 "$data" -o "$want"
 
-# start_cpu NP BTL: a rank's CPU seconds that do not grow with the input
-# (MPI's start and end, the job's set-up): the busiest rank's user +
-# system on a one-record input, the least of two runs.  The model counts
-# them once per run, not per GB.
+# below A B: whether A is empty or B is a smaller number (keep B as the least)
+below() {
+    [ -z "$1" ] || awk -v a="$2" -v b="$1" 'BEGIN { exit !(a < b) }'
+}
+
+# start_cpu NP BTL: sets $start, a rank's CPU seconds that do not grow with
+# the input (MPI's start and end, the job's set-up): the busiest rank's
+# user + system on a one-record input, the least of two runs.  The model
+# counts them once per run, not per GB.
 start_cpu() {
     input=$work/one
     printf 'one\n' > "$input"
-    least=
+    start=
     for r in 1 2; do
         mpi_run "$1" "$2" "$work/out"
         cmp -s "$input" "$work/out" || die "$1 ranks on one record: not its bytes"
         t=$(stat_cpu)
-        if [ -z "$least" ] || awk -v a="$t" -v b="$least" 'BEGIN { exit !(a < b) }'; then
-            least=$t
-        fi
+        if below "$start" "$t"; then start=$t; fi
     done
     input=$data
-    echo "$least"
 }
 
 # The model's compute constant: riffle-mpi on one rank with one thread (as
 # each rank has here), no transport but self, inside node 0 so that nothing
 # leaves the namespaces: CPU seconds (user + system of the rank) per input
-# byte, beyond its start-up's (start_cpu), the least of two runs or REPS.  One rank is a one-process run (the
-# engine riffle uses: nothing packed, sent or parsed), so this c is a lower
-# bound of a rank's work among P; the wire bytes per input byte, w, are measured on the
-# P-rank run below (every rank sends its own records to itself too).  sync
+# byte beyond its start-up's (start_cpu), the least of two runs or REPS.
+# One rank is a one-process run (the engine riffle uses: nothing packed,
+# sent or parsed), so this c is a lower bound of a rank's work among P;
+# the wire bytes per input byte, w, are measured on the P-rank run below
+# (every rank sends its own records to itself too).  sync
 # first: the input and riffle's output just written would otherwise be
 # flushed during it.
 sync
 rate=none
 shape
 input=$data
-f1=$(start_cpu 1 self)
+start_cpu 1 self
+f1=$start
 cpu1=
 r=0
 while [ "$r" -lt 2 ] || [ "$r" -lt "$reps" ]; do
     mpi_run 1 self "$work/out"
     cmp -s "$want" "$work/out" || die "P=1: not riffle's bytes"
     t=$(stat_cpu)
-    if [ -z "$cpu1" ] || awk -v a="$t" -v b="$cpu1" 'BEGIN { exit !(a < b) }'; then
+    if below "$cpu1" "$t"; then
         cpu1=$t
         wall1=$wall
     fi
@@ -356,10 +360,8 @@ measure() {
         link_counts > "$work/after"
         cmp -s "$want" "$work/out" || die "$np ranks at $rate: not riffle's bytes"
         t=$(stat_cpu)
-        if [ -z "$least" ] || awk -v a="$t" -v b="$least" 'BEGIN { exit !(a < b) }'; then
-            least=$t
-        fi
-        if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+        if below "$least" "$t"; then least=$t; fi
+        if below "$best" "$wall"; then
             best=$wall
             bestload=$load
             cp "$work/stats" "$work/best"
@@ -435,7 +437,8 @@ row() {
 : > "$work/allstats"
 rate=none
 shape
-fn=$(start_cpu "$np" "$btl")
+start_cpu "$np" "$btl"
+fn=$start
 measure
 cn=$(awk -v t="$least" -v f="$fn" -v b="$bytes" -v np="$np" 'BEGIN { printf "%.2f", (t - f) / (b / np) * 1e9 }')
 w=$(awk -v s="$(stat_sum sent_MB)" -v b="$bytes" 'BEGIN { printf "%.3f", s * 1e6 / b }')

@@ -11,8 +11,8 @@
  * records in increasing number order, which the gather relies on for ties.
  *
  * A round's frames lie in one buffer, owner d's at d * stride, so that a
- * transport sends them from where they were written (riffle-mpi: one
- * message per owner); the record's bytes are copied once, from the input
+ * transport sends them from where they were written (riffle-mpi: an
+ * owner's frames as one message, or pieces of 1 GiB); the record's bytes are copied once, from the input
  * into the frame.  Two buffers take turns, so a round's packets stay valid
  * while the next one is packed (a pipelined transport sends one round
  * while it packs the next).  The input pages behind a round are given back
