@@ -266,8 +266,9 @@ static void post_round(struct job *j, struct round *r)
 }
 
 /* MPI_Testall now and then while this rank works between posting a
- * round's messages and waiting for them: Open MPI and MPICH move a large
- * message's data only inside MPI calls. */
+ * round's messages and waiting for them: Open MPI (and MPICH without its
+ * asynchronous progress thread) moves a large message's data only inside
+ * MPI calls. */
 static void nudge(struct round *r)
 {
     int flag;
